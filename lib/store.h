@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PLATEAU_STORE_H
+#define PLATEAU_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sample.h"
+
+/*
+ * store: plateau's SQLite database.  One writer (the daemon, or a foreground
+ * `plateau run`), many readers (the CLI opens it read-only).
+ *
+ * Durability: WAL with synchronous=FULL, so a sample whose insert returned 0
+ * survives a crash or power loss (in WAL mode, NORMAL may lose the last
+ * transactions on power loss).  busy_timeout lets readers and the writer
+ * wait for each other instead of failing.
+ *
+ * Every function returns 0 (or a count) or -errno; the text of the last
+ * failure is store_errmsg().  Rows read back are validated; a row that does
+ * not make sense (an unknown state, end <= start, a corrupt histogram) gives
+ * -EBADMSG with a message naming the table and row.
+ */
+
+struct store;
+
+enum {
+	STORE_RDONLY = 1 << 0, /* never writes; refuses an old schema */
+	STORE_CREATE = 1 << 1, /* create the file if missing (writer only) */
+};
+
+#define STORE_BUSY_TIMEOUT_MS 10000
+
+/**
+ * store_open() - open (and as a writer, create or migrate) a database
+ * @path: database file
+ * @flags: STORE_RDONLY or STORE_CREATE
+ * @ret: the handle, written on success
+ * @err: a one-line reason on failure (may be NULL)
+ *
+ * Return: 0; -ENOENT no database at @path; -EPROTO the schema is newer than
+ * this program's (both versions named in @err) or, read-only, older;
+ * -EBADMSG not a plateau database or corrupt; other -errno.
+ */
+int store_open(const char *path, unsigned int flags, struct store **ret, char *err, size_t errlen);
+void store_close(struct store *s);
+const char *store_errmsg(const struct store *s);
+/* PRAGMA user_version of the open database */
+int store_version(struct store *s);
+/* the schema version this program creates */
+int store_latest_version(void);
+/* "ok" or the first problem, from PRAGMA integrity_check + foreign_key_check */
+int store_integrity(struct store *s, char *buf, size_t len);
+
+int store_begin(struct store *s);
+int store_commit(struct store *s);
+int store_rollback(struct store *s);
+
+/* --- drives --- */
+struct store_drive {
+	int64_t id;
+	char kind[8]; /* nvme, block, file */
+	char path[256];
+	char model[64];
+	char serial[64];
+	char firmware[32];
+	char eui64[40];
+	char nguid[48];
+	char wwn[64];
+	uint64_t capacity_bytes;
+	uint32_t lba_bytes;
+	int64_t first_seen_ns;
+};
+
+/* Find the row with the same identity or insert one; sets d->id. */
+int store_drive_upsert(struct store *s, struct store_drive *d);
+int store_drive_get(struct store *s, int64_t id, struct store_drive *d);
+
+/* --- runs --- */
+#define STORE_RUN_STATES                                                                         \
+	"queued", "erasing", "filling", "preconditioning", "sweeping", "done", "failed", "stopped"
+
+struct store_run {
+	int64_t id;
+	int64_t drive_id;
+	char name[128];
+	char state[24];
+	char *plan; /* owned */
+	int64_t created_ns;
+	int64_t started_ns; /* 0: not yet */
+	int64_t ended_ns;   /* 0: not yet */
+	char host[128];
+	char version[32];
+	char *error; /* owned, may be NULL */
+	struct store_drive drive;
+};
+
+void store_run_clear(struct store_run *r);
+/* true for a state the run can still leave (not done, failed, stopped) */
+bool store_run_state_active(const char *state);
+bool store_run_state_valid(const char *state);
+/* r->drive_id, name, plan, state, host, version; sets id and created_ns */
+int store_run_insert(struct store *s, struct store_run *r);
+/* Sets started_ns on the first active state after queued and ended_ns on
+ * done/failed/stopped; @error may be NULL. */
+int store_run_set_state(struct store *s, int64_t run_id, const char *state, const char *error,
+			int64_t now_ns);
+/* -ENOENT when there is no such run */
+int store_run_get(struct store *s, int64_t run_id, struct store_run *r);
+
+struct store_run_filter {
+	const char *serial; /* NULL: any */
+	const char *state;  /* NULL: any; "active" for all unfinished */
+	int64_t since_ns;   /* 0: any; created at or after */
+	int64_t until_ns;   /* 0: any; created before */
+	const char *drive_path;
+};
+
+/* Calls @cb for each matching run, oldest first; a nonzero return from @cb
+ * stops and is returned. */
+int store_runs_foreach(struct store *s, const struct store_run_filter *f,
+		       int (*cb)(void *ctx, const struct store_run *r), void *ctx);
+
+/* --- phases --- */
+struct store_phase {
+	int64_t id;
+	int64_t run_id;
+	int seq;
+	char kind[16];  /* erase, fill, precondition, sweep */
+	char name[64];
+	char *params;   /* owned JSON */
+	char state[16]; /* pending running done failed stopped skipped */
+	int64_t started_ns;
+	int64_t ended_ns;
+	uint64_t progress_bytes;
+	uint64_t total_bytes;
+	int64_t rounds;
+	int steady; /* -1 not judged, 0, 1 */
+	int64_t steady_round;
+	char *result; /* owned JSON, may be NULL */
+};
+
+void store_phase_clear(struct store_phase *p);
+void store_phases_free(struct store_phase *p, size_t n);
+int store_phase_insert(struct store *s, struct store_phase *p);
+/* Writes state, started/ended, progress, total, rounds, steady, steady_round
+ * and result (NULL keeps the old result) of p->id. */
+int store_phase_update(struct store *s, const struct store_phase *p);
+int store_phase_get(struct store *s, int64_t phase_id, struct store_phase *p);
+/* All phases of a run in order; *ret is malloc'd (free with store_phases_free). */
+int store_phases_list(struct store *s, int64_t run_id, struct store_phase **ret, size_t *n);
+
+/* --- samples and points --- */
+/* Insert one sample (histograms encoded when present), committed on return
+ * unless inside store_begin(). */
+int store_sample_insert(struct store *s, int64_t phase_id, const struct sample *smp);
+/* highest seq of the phase, 0 if none */
+int store_sample_last_seq(struct store *s, int64_t phase_id, int64_t *seq);
+int64_t store_sample_count(struct store *s, int64_t phase_id);
+
+enum {
+	STORE_WITH_HISTS = 1 << 0, /* decode r_hist/w_hist into sample.hist[] */
+};
+
+/* Each sample of a phase in seq order (from seq >= @from_seq).  The sample
+ * and its histograms are only valid during the callback. */
+int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, unsigned int flags,
+			  int (*cb)(void *ctx, const struct sample *smp), void *ctx);
+/* One metric of every sample of a phase, in seq order; *vals malloc'd. */
+int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double **vals,
+		 size_t *n);
+
+struct store_point {
+	int seq;
+	unsigned int threads;
+	unsigned int iodepth;
+	struct sample smp; /* seq mirrors the point's seq */
+};
+
+int store_point_insert(struct store *s, int64_t phase_id, const struct store_point *pt);
+int store_points_foreach(struct store *s, int64_t phase_id, unsigned int flags,
+			 int (*cb)(void *ctx, const struct store_point *pt), void *ctx);
+
+/* --- events --- */
+struct store_event {
+	int64_t id;
+	int64_t run_id;
+	int64_t phase_id; /* 0: none */
+	int64_t time_ns;
+	const char *kind;
+	const char *message;
+	const char *data; /* JSON or NULL */
+};
+
+int store_event_insert(struct store *s, struct store_event *ev);
+/* events of a run (kind NULL: all kinds) with id > @after_id, oldest first */
+int store_events_foreach(struct store *s, int64_t run_id, const char *kind, int64_t after_id,
+			 int (*cb)(void *ctx, const struct store_event *ev), void *ctx);
+
+#endif

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+/* cli: helpers every subcommand shares (errors, the database, runs, time). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "parse.h"
+
+int cli_error(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("plateau: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("plateau: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage(const char *name)
+{
+	const struct cli_cmd *c = cli_find(name);
+
+	if (c)
+		fprintf(stderr, "usage: plateau %s %s\n       (plateau help %s for more)\n",
+			c->name, c->args, c->name);
+	return CLI_USAGE;
+}
+
+int cli_store(struct cli *cli, struct store **ret)
+{
+	char err[1024];
+	int r;
+
+	if (!cli->store) {
+		r = store_open(cli->db_path, STORE_RDONLY, &cli->store, err, sizeof(err));
+		if (r)
+			return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s", err);
+	}
+	*ret = cli->store;
+	return CLI_OK;
+}
+
+int cli_parse_run(const char *arg, int64_t *run_id)
+{
+	uint64_t v;
+
+	if (!arg)
+		return cli_error(CLI_USAGE, "missing RUN (a run number, see `plateau runs`)");
+	if (parse_uint_range(arg, 1, INT64_MAX, &v))
+		return cli_error(CLI_USAGE, "RUN must be a run number (see `plateau runs`), not '%s'",
+				 arg);
+	*run_id = (int64_t)v;
+	return CLI_OK;
+}
+
+int cli_load_run(struct cli *cli, int64_t run_id, struct store_run *run)
+{
+	struct store *s;
+	int r = cli_store(cli, &s);
+
+	if (r)
+		return r;
+	r = store_run_get(s, run_id, run);
+	if (r == -ENOENT)
+		return cli_error(CLI_NOTFOUND, "no run %lld in %s", (long long)run_id, cli->db_path);
+	if (r)
+		return cli_error(CLI_USAGE, "%s", store_errmsg(s));
+	return CLI_OK;
+}
+
+int cli_pick_phase(struct cli *cli, int64_t run_id, const struct store_phase *phases, size_t n,
+		   int want_seq, size_t *idx)
+{
+	struct store *s;
+	size_t best = n;
+	int r = cli_store(cli, &s);
+
+	if (r)
+		return r;
+	if (want_seq > 0) {
+		for (size_t i = 0; i < n; i++)
+			if (phases[i].seq == want_seq) {
+				*idx = i;
+				return CLI_OK;
+			}
+		return cli_error(CLI_NOTFOUND, "run %lld has no phase %d (it has %zu)",
+				 (long long)run_id, want_seq, n);
+	}
+	for (int pass = 0; pass < 2 && best == n; pass++)
+		for (size_t i = n; i-- > 0;) {
+			if (!pass && strcmp(phases[i].kind, "precondition"))
+				continue;
+			if (store_sample_count(s, phases[i].id) > 0) {
+				best = i;
+				break;
+			}
+		}
+	if (best == n)
+		return cli_error(CLI_NOTFOUND, "run %lld has no samples yet", (long long)run_id);
+	*idx = best;
+	return CLI_OK;
+}
+
+int64_t cli_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+char *cli_fmt_time(char *buf, size_t len, int64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000LL);
+	struct tm tm;
+
+	if (!ns || !localtime_r(&t, &tm)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
+}
+
+char *cli_fmt_iso(char *buf, size_t len, int64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000LL);
+	struct tm tm;
+	char tmp[32];
+
+	if (!ns || !gmtime_r(&t, &tm)) {
+		snprintf(buf, len, "%s", "");
+		return buf;
+	}
+	strftime(tmp, sizeof(tmp), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03dZ", tmp, (int)(ns % 1000000000LL / 1000000));
+	return buf;
+}
+
+int cli_parse_when(const char *s, int64_t *ns)
+{
+	static const char *fmts[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S",
+				      "%Y-%m-%dT%H:%M", "%Y-%m-%d" };
+	uint64_t ago;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		struct tm tm = { .tm_isdst = -1 };
+		const char *end = strptime(s, fmts[i], &tm);
+		time_t t;
+
+		if (!end || *end)
+			continue;
+		t = mktime(&tm);
+		if (t == (time_t)-1)
+			return -EINVAL;
+		*ns = (int64_t)t * 1000000000LL;
+		return 0;
+	}
+	/* a duration means "that long ago" */
+	if (!parse_duration_ns(s, &ago) && (int64_t)ago <= cli_now_ns()) {
+		*ns = cli_now_ns() - (int64_t)ago;
+		return 0;
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PLATEAU_CLI_H
+#define PLATEAU_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store.h"
+
+/*
+ * The plateau CLI: one file per subcommand group, a table in plateau.c.
+ * Exit codes are an interface scripts depend on (plateau(1), README).
+ */
+enum cli_exit {
+	CLI_OK = 0,        /* success; steady */
+	CLI_NOT = 1,       /* not steady, not reached, timed out */
+	CLI_USAGE = 2,     /* usage error or bad input */
+	CLI_NOTFOUND = 3,  /* no such run/phase/file/database */
+	CLI_NODAEMON = 4,  /* the daemon is unreachable */
+};
+
+enum cli_format {
+	CLI_TABLE,
+	CLI_JSON,
+	CLI_CSV,
+};
+
+#define CLI_DEFAULT_DB "/var/lib/plateau/plateau.db"
+#define CLI_DEFAULT_SOCKET "/run/plateau/control.sock"
+
+struct cli {
+	const char *db_path;     /* --db, $PLATEAU_DB, or the default */
+	const char *socket_path; /* --socket, $PLATEAU_SOCKET, or the default */
+	enum cli_format format;  /* --json / --csv */
+	bool format_set;
+	struct store *store; /* opened read-only on demand */
+};
+
+struct cli_cmd {
+	const char *name;
+	const char *args;    /* "RUN [--phase N]" */
+	const char *summary; /* one line for `plateau help` */
+	const char *help;    /* the rest of `plateau help CMD` */
+	int (*fn)(struct cli *cli, int argc, char **argv);
+	bool formats; /* takes --json / --csv */
+};
+
+/* "plateau: <msg>" on stderr; returns @code */
+int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* usage line of a command on stderr; returns CLI_USAGE */
+int cli_usage(const char *cmd);
+const struct cli_cmd *cli_find(const char *name);
+
+/* Open the database read-only (once); prints the reason and returns the exit
+ * code on failure (3 missing, 2 corrupt / newer / older). */
+int cli_store(struct cli *cli, struct store **ret);
+/* Parse "RUN" (a positive run id); prints and returns the exit code. */
+int cli_parse_run(const char *arg, int64_t *run_id);
+/* Load a run; 3 when absent */
+int cli_load_run(struct cli *cli, int64_t run_id, struct store_run *run);
+/*
+ * Pick a phase of a run: @want_seq > 0 is the phase number; 0 picks the
+ * last precondition phase with samples, else the last phase with samples.
+ * Returns an exit code; *idx is an index into @phases.
+ */
+int cli_pick_phase(struct cli *cli, int64_t run_id, const struct store_phase *phases, size_t n,
+		   int want_seq, size_t *idx);
+
+/* Time as "2026-11-29 23:04:12" local time; "-" for 0. */
+char *cli_fmt_time(char *buf, size_t len, int64_t ns);
+/* ISO 8601 UTC "2026-11-29T23:04:12.345Z"; for JSON/CSV */
+char *cli_fmt_iso(char *buf, size_t len, int64_t ns);
+/* "2026-11-29", "2026-11-29 13:00[:00]" (local) or "24h"/"7d" (ago) -> ns */
+int cli_parse_when(const char *s, int64_t *ns);
+int64_t cli_now_ns(void);
+
+/* Subcommands */
+int cmd_runs(struct cli *cli, int argc, char **argv);
+int cmd_show(struct cli *cli, int argc, char **argv);
+int cmd_samples(struct cli *cli, int argc, char **argv);
+int cmd_steady(struct cli *cli, int argc, char **argv);
+int cmd_analyze(struct cli *cli, int argc, char **argv);
+int cmd_migrate(struct cli *cli, int argc, char **argv);
+
+#endif

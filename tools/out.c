@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "out.h"
+
+struct out {
+	enum cli_format fmt;
+	FILE *f;
+	const struct out_col *cols;
+	size_t ncols;
+	bool stream; /* table with fixed widths */
+	size_t nrows;
+	/* current row */
+	size_t col;
+	char **cells;             /* ncols strings (table/csv) */
+	struct json_object *obj;  /* json */
+	/* buffered table rows */
+	char ***rows;
+	size_t cap;
+	int err;
+};
+
+static void out_header(struct out *o)
+{
+	if (o->fmt == CLI_CSV) {
+		for (size_t i = 0; i < o->ncols; i++)
+			fprintf(o->f, "%s%s", i ? "," : "", o->cols[i].name);
+		fputc('\n', o->f);
+	} else if (o->fmt == CLI_JSON) {
+		fputs("[", o->f);
+	}
+}
+
+struct out *out_new(enum cli_format fmt, FILE *f, const struct out_col *cols, size_t ncols)
+{
+	struct out *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->fmt = fmt;
+	o->f = f;
+	o->cols = cols;
+	o->ncols = ncols;
+	o->cells = calloc(ncols, sizeof(char *));
+	if (!o->cells) {
+		free(o);
+		return NULL;
+	}
+	o->stream = true;
+	for (size_t i = 0; i < ncols; i++)
+		if (!cols[i].width)
+			o->stream = false;
+	out_header(o);
+	if (fmt == CLI_TABLE && o->stream) {
+		for (size_t i = 0; i < ncols; i++) {
+			const char *t = cols[i].title ? cols[i].title : cols[i].name;
+
+			fprintf(f, i ? "  %*s" : "%*s", cols[i].left ? -cols[i].width : cols[i].width,
+				t);
+		}
+		fputc('\n', f);
+	}
+	return o;
+}
+
+static void out_set(struct out *o, char *s)
+{
+	if (o->col >= o->ncols) {
+		free(s);
+		o->err = -EINVAL;
+		return;
+	}
+	free(o->cells[o->col]);
+	o->cells[o->col++] = s;
+}
+
+static void out_json(struct out *o, struct json_object *v)
+{
+	if (!o->obj)
+		o->obj = json_object_new_object();
+	if (o->col >= o->ncols) {
+		json_object_put(v);
+		o->err = -EINVAL;
+		return;
+	}
+	json_object_object_add(o->obj, o->cols[o->col++].name, v);
+}
+
+void out_str(struct out *o, const char *s)
+{
+	if (o->fmt == CLI_JSON)
+		out_json(o, s ? json_object_new_string(s) : NULL);
+	else
+		out_set(o, strdup(s ? s : (o->fmt == CLI_TABLE ? "-" : "")));
+}
+
+void out_null(struct out *o)
+{
+	out_str(o, NULL);
+}
+
+void out_i64(struct out *o, int64_t v)
+{
+	char *s;
+
+	if (o->fmt == CLI_JSON) {
+		out_json(o, json_object_new_int64(v));
+		return;
+	}
+	if (asprintf(&s, "%lld", (long long)v) < 0)
+		s = NULL;
+	out_set(o, s);
+}
+
+void out_dbl(struct out *o, double v, int prec)
+{
+	char *s;
+
+	if (!isfinite(v)) {
+		out_null(o);
+		return;
+	}
+	if (asprintf(&s, "%.*f", prec, v) < 0)
+		s = NULL;
+	if (o->fmt == CLI_JSON) {
+		out_json(o, json_object_new_double_s(v, s ? s : "0"));
+		free(s);
+		return;
+	}
+	out_set(o, s);
+}
+
+void out_bool(struct out *o, int v)
+{
+	if (o->fmt == CLI_JSON)
+		out_json(o, json_object_new_boolean(v));
+	else
+		out_set(o, strdup(v ? "yes" : "no"));
+}
+
+static void out_csv_cell(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void out_end_row(struct out *o)
+{
+	if (o->fmt == CLI_JSON) {
+		fputs(o->nrows ? ",\n" : "\n", o->f);
+		fputs(json_object_to_json_string_ext(o->obj ? o->obj : json_object_new_object(),
+						     JSON_C_TO_STRING_PLAIN |
+							     JSON_C_TO_STRING_NOSLASHESCAPE),
+		      o->f);
+		json_object_put(o->obj);
+		o->obj = NULL;
+	} else if (o->fmt == CLI_CSV) {
+		for (size_t i = 0; i < o->ncols; i++) {
+			if (i)
+				fputc(',', o->f);
+			out_csv_cell(o->f, o->cells[i] ? o->cells[i] : "");
+		}
+		fputc('\n', o->f);
+	} else if (o->stream) {
+		for (size_t i = 0; i < o->ncols; i++) {
+			const char *c = o->cells[i] ? o->cells[i] : "-";
+
+			fprintf(o->f, i ? "  %*s" : "%*s",
+				o->cols[i].left ? -o->cols[i].width : o->cols[i].width, c);
+		}
+		fputc('\n', o->f);
+	} else {
+		if (o->nrows == o->cap) {
+			size_t cap = o->cap ? 2 * o->cap : 64;
+			char ***nr = realloc(o->rows, cap * sizeof(*nr));
+
+			if (!nr) {
+				o->err = -ENOMEM;
+				goto reset;
+			}
+			o->rows = nr;
+			o->cap = cap;
+		}
+		o->rows[o->nrows] = o->cells;
+		o->cells = calloc(o->ncols, sizeof(char *));
+		if (!o->cells) {
+			o->err = -ENOMEM;
+			return;
+		}
+	}
+	o->nrows++;
+reset:
+	if (o->fmt != CLI_TABLE || o->stream)
+		for (size_t i = 0; i < o->ncols; i++) {
+			free(o->cells[i]);
+			o->cells[i] = NULL;
+		}
+	o->col = 0;
+}
+
+static void out_flush_table(struct out *o)
+{
+	int *w = calloc(o->ncols, sizeof(int));
+
+	if (!w) {
+		o->err = -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < o->ncols; i++) {
+		const char *t = o->cols[i].title ? o->cols[i].title : o->cols[i].name;
+
+		w[i] = (int)strlen(t);
+		for (size_t r = 0; r < o->nrows; r++) {
+			const char *c = o->rows[r][i] ? o->rows[r][i] : "-";
+
+			if ((int)strlen(c) > w[i])
+				w[i] = (int)strlen(c);
+		}
+	}
+	for (size_t i = 0; i < o->ncols; i++) {
+		const char *t = o->cols[i].title ? o->cols[i].title : o->cols[i].name;
+
+		if (i == o->ncols - 1 && o->cols[i].left)
+			fprintf(o->f, i ? "  %s" : "%s", t);
+		else
+			fprintf(o->f, i ? "  %*s" : "%*s", o->cols[i].left ? -w[i] : w[i], t);
+	}
+	fputc('\n', o->f);
+	for (size_t r = 0; r < o->nrows; r++) {
+		for (size_t i = 0; i < o->ncols; i++) {
+			const char *c = o->rows[r][i] ? o->rows[r][i] : "-";
+
+			/* no trailing blanks after a left-aligned last column */
+			if (i == o->ncols - 1 && o->cols[i].left)
+				fprintf(o->f, i ? "  %s" : "%s", c);
+			else
+				fprintf(o->f, i ? "  %*s" : "%*s", o->cols[i].left ? -w[i] : w[i], c);
+		}
+		fputc('\n', o->f);
+	}
+	free(w);
+}
+
+int out_finish(struct out *o)
+{
+	int ret;
+
+	if (!o)
+		return -ENOMEM;
+	if (o->fmt == CLI_JSON)
+		fputs(o->nrows ? "\n]\n" : "]\n", o->f);
+	else if (o->fmt == CLI_TABLE && !o->stream)
+		out_flush_table(o);
+	for (size_t r = 0; r < o->nrows && o->rows; r++) {
+		for (size_t i = 0; i < o->ncols; i++)
+			free(o->rows[r][i]);
+		free(o->rows[r]);
+	}
+	free(o->rows);
+	for (size_t i = 0; i < o->ncols; i++)
+		free(o->cells[i]);
+	free(o->cells);
+	json_object_put(o->obj);
+	ret = o->err;
+	if (fflush(o->f) || ferror(o->f))
+		ret = -EIO;
+	free(o);
+	return ret;
+}

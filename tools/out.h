@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PLATEAU_OUT_H
+#define PLATEAU_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+/*
+ * out: one listing in three formats.  Table: aligned columns with units in
+ * the header (streamed when every column has a fixed width, else buffered);
+ * CSV: a header row of stable column names, RFC 4180 quoting; JSON: one
+ * array of objects keyed by the same names.
+ */
+
+struct out_col {
+	const char *name;  /* stable key: JSON key and CSV header */
+	const char *title; /* table header, NULL: name */
+	int width;         /* table: fixed width, 0: fit the data */
+	int left;          /* table: left-align (text) */
+};
+
+struct out;
+
+struct out *out_new(enum cli_format fmt, FILE *f, const struct out_col *cols, size_t ncols);
+void out_str(struct out *o, const char *s); /* NULL: null / empty */
+void out_i64(struct out *o, int64_t v);
+void out_dbl(struct out *o, double v, int prec);
+void out_bool(struct out *o, int v);
+void out_null(struct out *o);
+void out_end_row(struct out *o);
+/* Flush and free; -EIO if the output failed (e.g. a closed pipe). */
+int out_finish(struct out *o);
+
+#endif

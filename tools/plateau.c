@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * plateau: the CLI.  Starts and stops runs through plateaud, reads the
+ * database (read-only) to list runs, print curves and judge steady state.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "version.h"
+
+static int cmd_help(struct cli *cli, int argc, char **argv);
+static int cmd_version(struct cli *cli, int argc, char **argv);
+
+#define FORMAT_HELP "  --json | --csv      one JSON document / CSV with a header row\n"
+
+static const struct cli_cmd cli_cmds[] = {
+	{ "runs", "[--serial S] [--state STATE|active] [--since WHEN] [--until WHEN]",
+	  "list the runs in the database",
+	  "  --serial S          runs on the drive with this serial (or EUI64/NGUID/WWN)\n"
+	  "  --state STATE       queued erasing filling preconditioning sweeping done\n"
+	  "                      failed stopped, or 'active' for every unfinished run\n"
+	  "  --since/--until W   created at or after / before W: '2026-11-29',\n"
+	  "                      '2026-11-29 13:00' (local time) or '24h', '7d' (ago)\n" FORMAT_HELP,
+	  cmd_runs, true },
+	{ "show", "RUN", "a run: drive identity, plan, phases, erase record, steady-state verdict",
+	  "  The verdict of each preconditioning phase is re-judged from its stored\n"
+	  "  samples with the criterion its plan named, and shown with its evidence.\n" FORMAT_HELP,
+	  cmd_show, true },
+	{ "samples", "RUN [--phase N] [--metric M[,M...]]", "the samples (curve) of a phase",
+	  "  --phase N           phase number (see `plateau show`); default: the last\n"
+	  "                      preconditioning phase with samples\n"
+	  "  --metric M          only these columns: iops bw lat lat-max lat-stddev p99\n" FORMAT_HELP,
+	  cmd_samples, true },
+	{ "steady",
+	  "RUN [--phase N] [--criterion snia|fio-slope|fio-dev] [--window N]\n"
+	  "       [--data-limit P] [--slope-limit P] [--absolute] [--max-rounds N] [--metric M[,M...]]",
+	  "re-judge the stored samples of a phase with any criterion",
+	  "  --criterion C       snia (default): max-min <= R% and |slope|*(W-1) <= S% of\n"
+	  "                      the window average; fio-slope: |slope| < X% of mean;\n"
+	  "                      fio-dev: max|y-mean| < X% of mean\n"
+	  "  --window N          rounds in the window (default 5)\n"
+	  "  --data-limit P      R (snia, default 20) or X (fio-dev)\n"
+	  "  --slope-limit P     S (snia, default 10) or X (fio-slope)\n"
+	  "  --absolute          fio criteria: limits in the metric's units, not percent\n"
+	  "  --max-rounds N      judge at most N rounds (snia default 25; 0: no cap)\n"
+	  "  --metric M[,M...]   iops (default) bw lat p99 lat-max lat-stddev; several\n"
+	  "                      metrics must all pass in the same window\n"
+	  "  Exit status: 0 steady, 1 not steady.\n" FORMAT_HELP,
+	  cmd_steady, true },
+#if 0
+	{ "analyze",
+	  "FILE [--column NAME] [--round SECONDS] [--log iops|bw|lat] [steady options]",
+	  "judge steady state of data from elsewhere (CSV or fio log)",
+	  "  FILE is a CSV with a header row (one row per round; --column picks the\n"
+	  "  column, default iops) or a fio per-interval log (write_iops_log,\n"
+	  "  write_bw_log, write_lat_log: msec, value, direction, bs, offset), whose\n"
+	  "  entries are averaged into rounds of --round seconds (default 60),\n"
+	  "  directions summed.  `-` reads standard input.  The steady options are\n"
+	  "  those of `plateau steady`.  Exit status: 0 steady, 1 not steady.\n" FORMAT_HELP,
+	  cmd_analyze, true },
+#endif
+	{ "migrate", "", "upgrade the database schema (the daemon does this on start)", "", cmd_migrate,
+	  false },
+	{ "help", "[COMMAND]", "this list, or the help of one command", "", cmd_help, false },
+	{ "version", "", "print the version", "", cmd_version, false },
+};
+
+const struct cli_cmd *cli_find(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
+		if (!strcmp(cli_cmds[i].name, name))
+			return &cli_cmds[i];
+	return NULL;
+}
+
+static void cli_overview(FILE *f)
+{
+	fprintf(f, "usage: plateau [--db PATH] [--json|--csv] COMMAND [ARGS]\n\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", cli_cmds[i].name, cli_cmds[i].summary);
+	fprintf(f, "\nOptions (before or after the command):\n"
+		   "  --db PATH      the database (default $PLATEAU_DB or " CLI_DEFAULT_DB ")\n"
+		   "  --socket PATH  plateaud's control socket (default $PLATEAU_SOCKET or\n"
+		   "                 " CLI_DEFAULT_SOCKET ")\n"
+		   "  --json, --csv  machine-readable output\n\n"
+		   "Exit status: 0 ok or steady; 1 not steady, not reached or timed out;\n"
+		   "2 usage or bad input; 3 not found; 4 daemon unreachable.\n");
+}
+
+static void cli_help_of(const struct cli_cmd *c)
+{
+	printf("usage: plateau %s %s\n\n%s.\n%s%s", c->name, c->args, c->summary,
+	       *c->help ? "\n" : "", c->help);
+}
+
+static int cmd_help(struct cli *cli, int argc, char **argv)
+{
+	const struct cli_cmd *c;
+
+	(void)cli;
+	if (argc < 2) {
+		cli_overview(stdout);
+		return CLI_OK;
+	}
+	if (argc > 2)
+		return cli_usage("help");
+	c = cli_find(argv[1]);
+	if (!c)
+		return cli_error(CLI_USAGE, "no command '%s' (plateau help lists them)", argv[1]);
+	cli_help_of(c);
+	return CLI_OK;
+}
+
+static int cmd_version(struct cli *cli, int argc, char **argv)
+{
+	(void)cli;
+	(void)argv;
+	if (argc > 1)
+		return cli_usage("version");
+	printf("plateau %s\n", PLATEAU_VERSION);
+	return CLI_OK;
+}
+
+/*
+ * Take the global options out of argv wherever they stand (before the
+ * command or among its arguments), up to a "--".  Returns an exit code.
+ */
+static int cli_globals(struct cli *cli, int *argc, char **argv)
+{
+	int out = 1, i;
+
+	for (i = 1; i < *argc; i++) {
+		const char *a = argv[i];
+		const char **dst = NULL;
+
+		if (!strcmp(a, "--")) {
+			break;
+		} else if (!strcmp(a, "--json") || !strcmp(a, "--csv")) {
+			enum cli_format f = a[2] == 'j' ? CLI_JSON : CLI_CSV;
+
+			if (cli->format_set && cli->format != f)
+				return cli_error(CLI_USAGE, "--json and --csv exclude each other");
+			cli->format = f;
+			cli->format_set = true;
+			continue;
+		} else if (!strcmp(a, "--db") || !strcmp(a, "--socket")) {
+			dst = a[2] == 'd' ? &cli->db_path : &cli->socket_path;
+			if (i + 1 >= *argc || !*argv[i + 1])
+				return cli_error(CLI_USAGE, "%s needs a path", a);
+			*dst = argv[++i];
+			continue;
+		} else if (!strncmp(a, "--db=", 5) || !strncmp(a, "--socket=", 9)) {
+			dst = a[2] == 'd' ? &cli->db_path : &cli->socket_path;
+			*dst = strchr(a, '=') + 1;
+			if (!**dst)
+				return cli_error(CLI_USAGE, "%.*s needs a path", (int)(strchr(a, '=') - a),
+						 a);
+			continue;
+		}
+		argv[out++] = argv[i];
+	}
+	for (; i < *argc; i++)
+		argv[out++] = argv[i];
+	argv[out] = NULL;
+	*argc = out;
+	return CLI_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli = { .format = CLI_TABLE };
+	const struct cli_cmd *c;
+	const char *env;
+	int r;
+
+	env = getenv("PLATEAU_DB");
+	cli.db_path = env && *env ? env : CLI_DEFAULT_DB;
+	env = getenv("PLATEAU_SOCKET");
+	cli.socket_path = env && *env ? env : CLI_DEFAULT_SOCKET;
+
+	r = cli_globals(&cli, &argc, argv);
+	if (r)
+		return r;
+	if (argc < 2) {
+		cli_overview(stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		cli_overview(stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(&cli, 1, argv);
+	c = cli_find(argv[1]);
+	if (!c)
+		return cli_error(CLI_USAGE, "no command '%s' (plateau help lists them)", argv[1]);
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			cli_help_of(c);
+			return CLI_OK;
+		}
+	if (cli.format_set && !c->formats)
+		return cli_error(CLI_USAGE, "%s takes no --json/--csv", c->name);
+	r = c->fn(&cli, argc - 1, argv + 1);
+	store_close(cli.store);
+	if (fflush(stdout) && !r)
+		r = cli_error(CLI_USAGE, "writing the output failed");
+	return r;
+}

@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: MIT
+/* query: runs, show, samples, migrate: reading the database. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "judge.h"
+#include "out.h"
+#include "parse.h"
+
+/* A time cell: local time in tables, ISO 8601 UTC in JSON and CSV. */
+static void out_time(struct out *o, enum cli_format fmt, int64_t ns)
+{
+	char buf[64];
+
+	if (!ns) {
+		out_null(o);
+		return;
+	}
+	out_str(o, fmt == CLI_TABLE ? cli_fmt_time(buf, sizeof(buf), ns)
+				    : cli_fmt_iso(buf, sizeof(buf), ns));
+}
+
+/* --- runs --- */
+
+static const struct out_col runs_cols[] = {
+	{ "run", "RUN", 0, 0 },         { "name", "NAME", 0, 1 },      { "state", "STATE", 0, 1 },
+	{ "model", "MODEL", 0, 1 },     { "serial", "SERIAL", 0, 1 },  { "device", "DEVICE", 0, 1 },
+	{ "created", "CREATED", 0, 1 }, { "ended", "ENDED", 0, 1 },
+};
+
+struct runs_ctx {
+	struct out *o;
+	enum cli_format fmt;
+	size_t n;
+};
+
+static int runs_row(void *ctx, const struct store_run *r)
+{
+	struct runs_ctx *c = ctx;
+
+	out_i64(c->o, r->id);
+	out_str(c->o, r->name);
+	out_str(c->o, r->state);
+	out_str(c->o, r->drive.model);
+	out_str(c->o, r->drive.serial);
+	out_str(c->o, r->drive.path);
+	out_time(c->o, c->fmt, r->created_ns);
+	out_time(c->o, c->fmt, r->ended_ns);
+	out_end_row(c->o);
+	c->n++;
+	return 0;
+}
+
+int cmd_runs(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "serial", required_argument, NULL, 's' }, { "state", required_argument, NULL, 't' },
+		{ "since", required_argument, NULL, 'S' },  { "until", required_argument, NULL, 'U' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct store_run_filter f = { 0 };
+	struct runs_ctx c = { .fmt = cli->format };
+	struct store *s;
+	int opt, r;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			f.serial = optarg;
+			break;
+		case 't':
+			if (strcmp(optarg, "active") && !store_run_state_valid(optarg))
+				return cli_error(CLI_USAGE,
+						 "--state: '%s' is not a run state (queued erasing "
+						 "filling preconditioning sweeping done failed stopped "
+						 "active)",
+						 optarg);
+			f.state = optarg;
+			break;
+		case 'S':
+		case 'U':
+			if (cli_parse_when(optarg, opt == 'S' ? &f.since_ns : &f.until_ns))
+				return cli_error(CLI_USAGE,
+						 "--%s: '%s' is not a date ('2026-11-29', "
+						 "'2026-11-29 13:00') or an age ('24h', '7d')",
+						 opt == 'S' ? "since" : "until", optarg);
+			break;
+		default:
+			return cli_usage("runs");
+		}
+	}
+	if (optind != argc)
+		return cli_usage("runs");
+	if ((r = cli_store(cli, &s)))
+		return r;
+	c.o = out_new(cli->format, stdout, runs_cols, sizeof(runs_cols) / sizeof(runs_cols[0]));
+	if (!c.o)
+		return cli_error(CLI_USAGE, "out of memory");
+	r = store_runs_foreach(s, &f, runs_row, &c);
+	if (out_finish(c.o) && !r)
+		return cli_error(CLI_USAGE, "writing the output failed");
+	if (r)
+		return cli_error(CLI_USAGE, "%s", store_errmsg(s));
+	return CLI_OK;
+}
+
+/* --- samples --- */
+
+enum samples_colid {
+	SC_SEQ,
+	SC_START,
+	SC_ELAPSED,
+	SC_IOPS,
+	SC_BW,
+	SC_LAT,
+	SC_P99,
+	SC_LAT_MAX,
+	SC_LAT_STDDEV,
+	SC_RIOPS,
+	SC_WIOPS,
+	SC_ERRORS,
+	SC_N,
+};
+
+static const struct out_col samples_all_cols[SC_N] = {
+	[SC_SEQ] = { "round", "ROUND", 6, 0 },
+	[SC_START] = { "start", "START", 19, 1 },
+	[SC_ELAPSED] = { "elapsed_s", "ELAPSED_S", 10, 0 },
+	[SC_IOPS] = { "iops", "IOPS", 11, 0 },
+	[SC_BW] = { "bw_mbps", "MB/S", 9, 0 },
+	[SC_LAT] = { "lat_mean_us", "LAT_US", 10, 0 },
+	[SC_P99] = { "lat_p99_us", "P99_US", 10, 0 },
+	[SC_LAT_MAX] = { "lat_max_us", "MAX_US", 10, 0 },
+	[SC_LAT_STDDEV] = { "lat_stddev_us", "STDDEV_US", 10, 0 },
+	[SC_RIOPS] = { "read_iops", "READ_IOPS", 11, 0 },
+	[SC_WIOPS] = { "write_iops", "WRITE_IOPS", 11, 0 },
+	[SC_ERRORS] = { "errors", "ERRORS", 6, 0 },
+};
+
+static const int samples_metric_col[SAMPLE_METRIC_N] = {
+	[SAMPLE_METRIC_IOPS] = SC_IOPS,   [SAMPLE_METRIC_BW] = SC_BW,
+	[SAMPLE_METRIC_LAT] = SC_LAT,     [SAMPLE_METRIC_LAT_MAX] = SC_LAT_MAX,
+	[SAMPLE_METRIC_LAT_STDDEV] = SC_LAT_STDDEV, [SAMPLE_METRIC_P99] = SC_P99,
+};
+
+struct samples_ctx {
+	struct out *o;
+	enum cli_format fmt;
+	int cols[SC_N];
+	size_t ncols;
+	int64_t t0_ns;
+};
+
+static int samples_row(void *ctx, const struct sample *smp)
+{
+	struct samples_ctx *c = ctx;
+	double secs = (double)(smp->end_ns - smp->start_ns) / 1e9;
+
+	if (!c->t0_ns) /* a phase without a start time counts from its first sample */
+		c->t0_ns = smp->start_ns;
+
+	for (size_t i = 0; i < c->ncols; i++) {
+		switch (c->cols[i]) {
+		case SC_SEQ:
+			out_i64(c->o, smp->seq);
+			break;
+		case SC_START:
+			out_time(c->o, c->fmt, smp->start_ns);
+			break;
+		case SC_ELAPSED:
+			out_dbl(c->o, (double)(smp->end_ns - c->t0_ns) / 1e9, 1);
+			break;
+		case SC_IOPS:
+			out_dbl(c->o, sample_metric(smp, SAMPLE_METRIC_IOPS), 1);
+			break;
+		case SC_BW:
+			out_dbl(c->o, sample_metric(smp, SAMPLE_METRIC_BW), 2);
+			break;
+		case SC_LAT:
+			out_dbl(c->o, sample_metric(smp, SAMPLE_METRIC_LAT), 1);
+			break;
+		case SC_P99:
+			out_dbl(c->o, sample_metric(smp, SAMPLE_METRIC_P99), 1);
+			break;
+		case SC_LAT_MAX:
+			out_dbl(c->o, sample_metric(smp, SAMPLE_METRIC_LAT_MAX), 1);
+			break;
+		case SC_LAT_STDDEV:
+			out_dbl(c->o, sample_metric(smp, SAMPLE_METRIC_LAT_STDDEV), 1);
+			break;
+		case SC_RIOPS:
+			out_dbl(c->o, (double)smp->st[SAMPLE_READ].ios / secs, 1);
+			break;
+		case SC_WIOPS:
+			out_dbl(c->o, (double)smp->st[SAMPLE_WRITE].ios / secs, 1);
+			break;
+		case SC_ERRORS:
+			out_i64(c->o, (int64_t)smp->errors);
+			break;
+		}
+	}
+	out_end_row(c->o);
+	return 0;
+}
+
+int cmd_samples(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "phase", required_argument, NULL, 'p' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct samples_ctx c = { .fmt = cli->format };
+	struct out_col cols[SC_N];
+	struct store_phase *phases = NULL;
+	const char *metrics = NULL;
+	struct store_run run = { 0 };
+	size_t nphases = 0, idx;
+	uint64_t phase_seq = 0;
+	int64_t run_id;
+	struct store *s;
+	int opt, r;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (parse_uint_range(optarg, 1, 1000000, &phase_seq))
+				return cli_error(CLI_USAGE, "--phase: expected a phase number, not '%s'",
+						 optarg);
+			break;
+		case 'm':
+			metrics = optarg;
+			break;
+		default:
+			return cli_usage("samples");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage("samples");
+	if ((r = cli_parse_run(argv[optind], &run_id)))
+		return r;
+
+	c.cols[c.ncols++] = SC_SEQ;
+	c.cols[c.ncols++] = SC_START;
+	c.cols[c.ncols++] = SC_ELAPSED;
+	if (metrics) {
+		int m[SAMPLE_METRIC_N];
+		size_t nm;
+
+		if ((r = judge_parse_metrics(metrics, m, &nm)))
+			return r;
+		for (size_t i = 0; i < nm; i++)
+			c.cols[c.ncols++] = samples_metric_col[m[i]];
+	} else {
+		for (int i = SC_IOPS; i < SC_N; i++)
+			c.cols[c.ncols++] = i;
+	}
+	for (size_t i = 0; i < c.ncols; i++)
+		cols[i] = samples_all_cols[c.cols[i]];
+
+	if ((r = cli_load_run(cli, run_id, &run)))
+		return r;
+	store_run_clear(&run);
+	if ((r = cli_store(cli, &s)))
+		return r;
+	if (store_phases_list(s, run_id, &phases, &nphases))
+		return cli_error(CLI_USAGE, "%s", store_errmsg(s));
+	r = cli_pick_phase(cli, run_id, phases, nphases, (int)phase_seq, &idx);
+	if (r)
+		goto out;
+	c.t0_ns = phases[idx].started_ns;
+	c.o = out_new(cli->format, stdout, cols, c.ncols);
+	if (!c.o) {
+		r = cli_error(CLI_USAGE, "out of memory");
+		goto out;
+	}
+	r = store_samples_foreach(s, phases[idx].id, 1, 0, samples_row, &c);
+	if (out_finish(c.o) && !r) {
+		r = cli_error(CLI_USAGE, "writing the output failed");
+		goto out;
+	}
+	if (r)
+		r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
+out:
+	store_phases_free(phases, nphases);
+	return r;
+}
+
+/* --- show --- */
+
+static json_object *show_json_drive(const struct store_drive *d)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "kind", json_object_new_string(d->kind));
+	json_object_object_add(o, "device", json_object_new_string(d->path));
+	json_object_object_add(o, "model", json_object_new_string(d->model));
+	json_object_object_add(o, "serial", json_object_new_string(d->serial));
+	json_object_object_add(o, "firmware", json_object_new_string(d->firmware));
+	json_object_object_add(o, "eui64", json_object_new_string(d->eui64));
+	json_object_object_add(o, "nguid", json_object_new_string(d->nguid));
+	json_object_object_add(o, "wwn", json_object_new_string(d->wwn));
+	json_object_object_add(o, "capacity_bytes", json_object_new_int64((int64_t)d->capacity_bytes));
+	json_object_object_add(o, "lba_bytes", json_object_new_int64(d->lba_bytes));
+	return o;
+}
+
+static json_object *show_json_time(int64_t ns)
+{
+	char buf[64];
+
+	return ns ? json_object_new_string(cli_fmt_iso(buf, sizeof(buf), ns)) : NULL;
+}
+
+static void show_print_json_text(const char *label, const char *json)
+{
+	json_object *o = json ? json_tokener_parse(json) : NULL;
+
+	if (!o)
+		return;
+	printf("%s\n", label);
+	json_object_object_foreach(o, key, val)
+	{
+		printf("  %-18s %s\n", key,
+		       json_object_is_type(val, json_type_string)
+			       ? json_object_get_string(val)
+			       : json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN |
+								     JSON_C_TO_STRING_NOSLASHESCAPE));
+	}
+	json_object_put(o);
+}
+
+struct show_points_ctx {
+	json_object *arr;
+	size_t n;
+};
+
+static int show_point(void *ctx, const struct store_point *pt)
+{
+	struct show_points_ctx *c = ctx;
+	const struct sample *m = &pt->smp;
+
+	if (c->arr) {
+		json_object *o = json_object_new_object();
+		char buf[32];
+
+#define SJD(k, v, prec)                                                                            \
+	do {                                                                                       \
+		snprintf(buf, sizeof(buf), "%.*f", prec, v);                                       \
+		json_object_object_add(o, k, json_object_new_double_s(v, buf));                    \
+	} while (0)
+		json_object_object_add(o, "point", json_object_new_int(pt->seq));
+		json_object_object_add(o, "threads", json_object_new_int((int)pt->threads));
+		json_object_object_add(o, "iodepth", json_object_new_int((int)pt->iodepth));
+		SJD("iops", sample_metric(m, SAMPLE_METRIC_IOPS), 1);
+		SJD("bw_mbps", sample_metric(m, SAMPLE_METRIC_BW), 2);
+		SJD("lat_mean_us", sample_metric(m, SAMPLE_METRIC_LAT), 1);
+		SJD("lat_p99_us", sample_metric(m, SAMPLE_METRIC_P99), 1);
+		SJD("lat_max_us", sample_metric(m, SAMPLE_METRIC_LAT_MAX), 1);
+#undef SJD
+		json_object_array_add(c->arr, o);
+	} else {
+		if (!c->n)
+			printf("  %-5s %-7s %11s %9s %10s %10s %10s\n", "POINT", "TxQ", "IOPS", "MB/S",
+			       "LAT_US", "P99_US", "MAX_US");
+		char tq[32];
+
+		snprintf(tq, sizeof(tq), "%ux%u", pt->threads, pt->iodepth);
+		printf("  %-5d %-7s %11.1f %9.2f %10.1f %10.1f %10.1f\n", pt->seq, tq,
+		       sample_metric(m, SAMPLE_METRIC_IOPS), sample_metric(m, SAMPLE_METRIC_BW),
+		       sample_metric(m, SAMPLE_METRIC_LAT), sample_metric(m, SAMPLE_METRIC_P99),
+		       sample_metric(m, SAMPLE_METRIC_LAT_MAX));
+	}
+	c->n++;
+	return 0;
+}
+
+/* The load points of a sweep phase: a table, or "points" in @jphase. */
+static int show_points(struct store *s, const struct store_phase *p, json_object *jphase)
+{
+	struct show_points_ctx c = { 0 };
+	int r;
+
+	if (jphase) {
+		c.arr = json_object_new_array();
+		json_object_object_add(jphase, "points", c.arr);
+	} else {
+		printf("\nsweep (phase %d, %s)\n", p->seq, p->name);
+	}
+	r = store_points_foreach(s, p->id, 0, show_point, &c);
+	if (r)
+		return cli_error(CLI_USAGE, "%s", store_errmsg(s));
+	if (!jphase && !c.n)
+		printf("  no load points measured\n");
+	return CLI_OK;
+}
+
+int cmd_show(struct cli *cli, int argc, char **argv)
+{
+	struct store_run run = { 0 };
+	struct store_phase *phases = NULL;
+	size_t nphases = 0;
+	int64_t run_id;
+	struct store *s;
+	json_object *doc = NULL, *jphases = NULL;
+	char t1[64], t2[64], buf[64];
+	int r;
+
+	if (argc != 2)
+		return cli_usage("show");
+	if (cli->format == CLI_CSV)
+		return cli_error(CLI_USAGE, "show prints one document: use --json (or `plateau "
+					    "samples --csv` for a curve)");
+	if ((r = cli_parse_run(argv[1], &run_id)))
+		return r;
+	if ((r = cli_load_run(cli, run_id, &run)))
+		return r;
+	if ((r = cli_store(cli, &s)))
+		goto out;
+	if (store_phases_list(s, run_id, &phases, &nphases)) {
+		r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
+		goto out;
+	}
+
+	if (cli->format == CLI_JSON) {
+		doc = json_object_new_object();
+		json_object_object_add(doc, "run", json_object_new_int64(run.id));
+		json_object_object_add(doc, "name", json_object_new_string(run.name));
+		json_object_object_add(doc, "state", json_object_new_string(run.state));
+		json_object_object_add(doc, "created", show_json_time(run.created_ns));
+		json_object_object_add(doc, "started", show_json_time(run.started_ns));
+		json_object_object_add(doc, "ended", show_json_time(run.ended_ns));
+		json_object_object_add(doc, "host", json_object_new_string(run.host));
+		json_object_object_add(doc, "version", json_object_new_string(run.version));
+		json_object_object_add(doc, "error",
+				       run.error ? json_object_new_string(run.error) : NULL);
+		json_object_object_add(doc, "drive", show_json_drive(&run.drive));
+		json_object_object_add(doc, "plan", json_object_new_string(run.plan));
+		jphases = json_object_new_array();
+		json_object_object_add(doc, "phases", jphases);
+	} else {
+		printf("run %lld: %s (%s)\n", (long long)run.id, run.name, run.state);
+		printf("  drive     %s, serial %s, firmware %s, %s\n",
+		       *run.drive.model ? run.drive.model : "(no model)", run.drive.serial,
+		       *run.drive.firmware ? run.drive.firmware : "-", run.drive.path);
+		printf("            %s (%llu bytes), %u-byte blocks, %s", 
+		       parse_fmt_size(buf, sizeof(buf), run.drive.capacity_bytes),
+		       (unsigned long long)run.drive.capacity_bytes, run.drive.lba_bytes,
+		       run.drive.kind);
+		if (*run.drive.eui64)
+			printf(", eui64 %s", run.drive.eui64);
+		if (*run.drive.nguid)
+			printf(", nguid %s", run.drive.nguid);
+		if (*run.drive.wwn)
+			printf(", wwn %s", run.drive.wwn);
+		printf("\n  created   %s on %s by plateau %s\n",
+		       cli_fmt_time(t1, sizeof(t1), run.created_ns), run.host, run.version);
+		printf("  started   %s   ended %s", cli_fmt_time(t1, sizeof(t1), run.started_ns),
+		       cli_fmt_time(t2, sizeof(t2), run.ended_ns));
+		if (run.started_ns && run.ended_ns > run.started_ns)
+			printf("   (%s)", parse_fmt_duration(buf, sizeof(buf),
+							  (uint64_t)(run.ended_ns - run.started_ns)));
+		printf("\n");
+		if (run.error)
+			printf("  error     %s\n", run.error);
+		printf("\nphases\n  %-3s %-13s %-16s %-8s %-19s %10s %9s %7s\n", "#", "KIND", "NAME",
+		       "STATE", "STARTED", "DURATION", "PROGRESS", "ROUNDS");
+	}
+
+	for (size_t i = 0; i < nphases; i++) {
+		const struct store_phase *p = &phases[i];
+		char dur[32] = "-", prog[32] = "-";
+
+		if (p->started_ns && p->ended_ns > p->started_ns)
+			parse_fmt_duration(dur, sizeof(dur), (uint64_t)(p->ended_ns - p->started_ns));
+		if (p->total_bytes)
+			snprintf(prog, sizeof(prog), "%.1f%%",
+				 100.0 * (double)p->progress_bytes / (double)p->total_bytes);
+		if (doc) {
+			json_object *jp = json_object_new_object();
+
+			json_object_object_add(jp, "phase", json_object_new_int(p->seq));
+			json_object_object_add(jp, "kind", json_object_new_string(p->kind));
+			json_object_object_add(jp, "name", json_object_new_string(p->name));
+			json_object_object_add(jp, "state", json_object_new_string(p->state));
+			json_object_object_add(jp, "started", show_json_time(p->started_ns));
+			json_object_object_add(jp, "ended", show_json_time(p->ended_ns));
+			json_object_object_add(jp, "progress_bytes",
+					       json_object_new_int64((int64_t)p->progress_bytes));
+			json_object_object_add(jp, "total_bytes",
+					       json_object_new_int64((int64_t)p->total_bytes));
+			json_object_object_add(jp, "rounds", json_object_new_int64(p->rounds));
+			json_object_object_add(jp, "params",
+					       p->params ? json_tokener_parse(p->params) : NULL);
+			json_object_object_add(jp, "result",
+					       p->result ? json_tokener_parse(p->result) : NULL);
+			json_object_array_add(jphases, jp);
+		} else {
+			printf("  %-3d %-13s %-16s %-8s %-19s %10s %9s %7lld\n", p->seq, p->kind,
+			       *p->name ? p->name : "-", p->state,
+			       cli_fmt_time(t1, sizeof(t1), p->started_ns), dur, prog,
+			       (long long)p->rounds);
+		}
+	}
+
+	for (size_t i = 0; i < nphases; i++) {
+		const struct store_phase *p = &phases[i];
+
+		if (!strcmp(p->kind, "precondition") && store_sample_count(s, p->id) > 0) {
+			struct judge_opts jo;
+
+			judge_opts_init(&jo);
+			if (judge_opts_from_params(&jo, p->params)) {
+				r = cli_error(CLI_USAGE, "run %lld phase %d: unreadable parameters",
+					      (long long)run_id, p->seq);
+				goto out;
+			}
+			if (doc) {
+				json_object *jp = json_object_array_get_idx(jphases, i), *js = NULL;
+
+				r = judge_phase(cli, s, &run, p, &jo, NULL, &js);
+				json_object_object_add(jp, "steady_state", js);
+			} else {
+				printf("\n");
+				r = judge_phase(cli, s, &run, p, &jo, stdout, NULL);
+			}
+			if (r > CLI_NOT)
+				goto out;
+			r = CLI_OK;
+		} else if (!strcmp(p->kind, "sweep")) {
+			if ((r = show_points(s, p, doc ? json_object_array_get_idx(jphases, i) : NULL)))
+				goto out;
+		} else if (!doc && !strcmp(p->kind, "erase") && p->result) {
+			printf("\n");
+			snprintf(buf, sizeof(buf), "erase (phase %d)", p->seq);
+			show_print_json_text(buf, p->result);
+		}
+	}
+
+	if (doc) {
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+								   JSON_C_TO_STRING_SPACED |
+								   JSON_C_TO_STRING_NOSLASHESCAPE));
+	} else {
+		const char *p = run.plan, *nl;
+
+		printf("\nplan\n");
+		while (p && *p) {
+			nl = strchr(p, '\n');
+			printf("  %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+			p = nl ? nl + 1 : NULL;
+		}
+	}
+	r = CLI_OK;
+out:
+	json_object_put(doc);
+	store_phases_free(phases, nphases);
+	store_run_clear(&run);
+	return r;
+}
+
+/* --- migrate --- */
+
+int cmd_migrate(struct cli *cli, int argc, char **argv)
+{
+	struct store *s;
+	char err[1024];
+	int r, before;
+
+	(void)argv;
+	if (argc != 1)
+		return cli_usage("migrate");
+	r = store_open(cli->db_path, STORE_RDONLY, &s, err, sizeof(err));
+	if (r == 0) {
+		printf("%s: schema version %d, nothing to do\n", cli->db_path, store_version(s));
+		store_close(s);
+		return CLI_OK;
+	}
+	if (r != -EPROTO)
+		return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s", err);
+	r = store_open(cli->db_path, 0, &s, err, sizeof(err));
+	if (r)
+		return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s", err);
+	before = store_version(s);
+	printf("%s: upgraded to schema version %d\n", cli->db_path, before);
+	store_close(s);
+	return CLI_OK;
+}
