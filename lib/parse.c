@@ -48,7 +48,8 @@ static int parse_number_prefix(const char *s, double *v, const char **end)
 		return -EINVAL;
 	errno = 0;
 	*v = strtod(s, &e);
-	if (errno == ERANGE || !isfinite(*v))
+	/* ERANGE also flags a subnormal result, which is a fine value */
+	if (!isfinite(*v) || (errno == ERANGE && *v != 0.0 && fabs(*v) >= 1.0))
 		return -ERANGE;
 	/* strtod accepts hex and "inf"; the first-char check rules both out
 	 * except "0x..": refuse that explicitly */
@@ -65,6 +66,8 @@ int parse_double(const char *s, double *ret)
 	int r;
 
 	if (s && (*s == '-' || *s == '+')) {
+		if (s[1] == '-' || s[1] == '+')
+			return -EINVAL;
 		r = parse_double(s + 1, &v);
 		if (!r)
 			*ret = *s == '-' ? -v : v;
@@ -118,8 +121,8 @@ int parse_duration_ns(const char *s, uint64_t *ns)
 		const char *unit;
 		double ns;
 	} units[] = {
-		{ "", 1e9 },   { "ns", 1 },    { "us", 1e3 },   { "ms", 1e6 },
-		{ "s", 1e9 },  { "sec", 1e9 }, { "m", 60e9 },   { "min", 60e9 },
+		{ "", 1e9 },   { "ns", 1 },    { "us", 1e3 },   { "usec", 1e3 }, { "ms", 1e6 },
+		{ "msec", 1e6 }, { "s", 1e9 },  { "sec", 1e9 }, { "m", 60e9 },   { "min", 60e9 },
 		{ "h", 3600e9 }, { "d", 86400e9 },
 	};
 	const char *end;
@@ -136,6 +139,9 @@ int parse_duration_ns(const char *s, uint64_t *ns)
 			continue;
 		x = v * units[i].ns;
 		if (x >= 9.2e18)
+			return -ERANGE;
+		/* a positive duration never rounds down to "none" */
+		if (v > 0 && llround(x) == 0)
 			return -ERANGE;
 		*ns = (uint64_t)llround(x);
 		return 0;
@@ -191,15 +197,23 @@ int parse_bool(const char *s, bool *ret)
 
 char *parse_fmt_duration(char *buf, size_t len, uint64_t ns)
 {
-	uint64_t s = ns / 1000000000ULL;
+	uint64_t s;
 
-	if (ns < 1000000ULL)
+	/* choose the unit on the rounded value: 999999 ns is "1ms", not "1000us" */
+	if (ns < 999500ULL) {
 		snprintf(buf, len, "%.0fus", (double)ns / 1e3);
-	else if (ns < 1000000000ULL)
+		return buf;
+	}
+	if (ns < 999500000ULL) {
 		snprintf(buf, len, "%.0fms", (double)ns / 1e6);
-	else if (s < 60)
+		return buf;
+	}
+	if (ns < 59950000000ULL) {
 		snprintf(buf, len, "%.1fs", (double)ns / 1e9);
-	else if (s < 3600)
+		return buf;
+	}
+	s = (ns + 500000000ULL) / 1000000000ULL;
+	if (s < 3600)
 		snprintf(buf, len, "%llum%02llus", (unsigned long long)(s / 60),
 			 (unsigned long long)(s % 60));
 	else
@@ -218,7 +232,8 @@ char *parse_fmt_size(char *buf, size_t len, uint64_t bytes)
 		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
 		return buf;
 	}
-	while (v >= 1024.0 && u < 4) {
+	/* move up a unit when the value would print as 1024.00 */
+	while (v >= 1023.995 && u < 4) {
 		v /= 1024.0;
 		u++;
 	}

@@ -2,6 +2,7 @@
 #ifndef PLATEAU_SAMPLE_H
 #define PLATEAU_SAMPLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hist.h"
@@ -37,6 +38,7 @@ struct sample {
 	int64_t start_ns; /* interval bounds, CLOCK_REALTIME ns */
 	int64_t end_ns;
 	uint64_t errors; /* I/O errors in the interval */
+	bool partial;    /* cut short: not a round of the steady-state judgement */
 	struct sample_stats st[SAMPLE_NDIRS];
 	/* merged histograms per direction (read, write); may be NULL when a
 	 * sample is read back without them */

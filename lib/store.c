@@ -973,9 +973,9 @@ int store_sample_insert(struct store *s, int64_t phase_id, const struct sample *
 	if (!s->stmt[ST_SAMPLE_INSERT])
 		snprintf(sql, sizeof(sql),
 			 "INSERT INTO samples (phase_id, seq, start_ns, end_ns, errors, %s, r_hist, "
-			 "w_hist) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-			 "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
-			 "?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40)",
+			 "w_hist, partial) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+			 "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
+			 "?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41)",
 			 store_stat_col_list());
 	ret = store_stmt(s, ST_SAMPLE_INSERT, sql, &st);
 	if (ret)
@@ -988,6 +988,7 @@ int store_sample_insert(struct store *s, int64_t phase_id, const struct sample *
 	i = store_bind_stats(st, 6, smp);
 	if ((ret = store_bind_hists(s, st, i, smp)))
 		return ret;
+	sqlite3_bind_int(st, i + 2, smp->partial);
 	return store_step_done(s, st, "inserting sample");
 }
 
@@ -1141,8 +1142,8 @@ int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, u
 	int rc, ret;
 
 	snprintf(sql, sizeof(sql),
-		 "SELECT seq, start_ns, end_ns, errors, %s%s FROM samples WHERE phase_id = ?1 AND "
-		 "seq >= ?2 ORDER BY seq",
+		 "SELECT seq, partial, start_ns, end_ns, errors, %s%s FROM samples WHERE "
+		 "phase_id = ?1 AND seq >= ?2 ORDER BY seq",
 		 store_stat_col_list(), flags & STORE_WITH_HISTS ? ", r_hist, w_hist" : "");
 	ret = store_prepare(s, sql, &st);
 	if (ret)
@@ -1157,9 +1158,10 @@ int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, u
 	sqlite3_bind_int64(st, 1, phase_id);
 	sqlite3_bind_int64(st, 2, from_seq);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct sample smp = { .seq = sqlite3_column_int64(st, 0) };
+		struct sample smp = { .seq = sqlite3_column_int64(st, 0),
+				      .partial = sqlite3_column_int(st, 1) != 0 };
 
-		ret = store_sample_row(s, st, 1, &smp, hists, "sample", smp.seq);
+		ret = store_sample_row(s, st, 2, &smp, hists, "sample", smp.seq);
 		if (!ret)
 			ret = cb(ctx, &smp);
 		if (ret)
@@ -1241,7 +1243,8 @@ int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double
 	if ((unsigned int)m >= SAMPLE_METRIC_N)
 		return store_fail(s, -EINVAL, "unknown metric");
 	snprintf(sql, sizeof(sql),
-		 "SELECT seq, start_ns, end_ns, %s FROM samples WHERE phase_id = ?1 ORDER BY seq",
+		 "SELECT seq, start_ns, end_ns, %s FROM samples WHERE phase_id = ?1 AND partial = 0 "
+		 "ORDER BY seq",
 		 cols[m]);
 	ret = store_prepare(s, sql, &st);
 	if (ret)

@@ -63,7 +63,7 @@ struct store_drive {
 	char kind[8]; /* nvme, block, file */
 	char path[256];
 	char model[64];
-	char serial[64];
+	char serial[80];
 	char firmware[32];
 	char eui64[40];
 	char nguid[48];
@@ -167,7 +167,8 @@ enum {
  * and its histograms are only valid during the callback. */
 int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, unsigned int flags,
 			  int (*cb)(void *ctx, const struct sample *smp), void *ctx);
-/* One metric of every sample of a phase, in seq order; *vals malloc'd. */
+/* One metric of every full (not partial) sample of a phase - the rounds of
+ * the steady-state judgement - in seq order; *vals malloc'd. */
 int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double **vals,
 		 size_t *n);
 

@@ -80,6 +80,9 @@ CREATE TABLE samples (
 	a_lat_p999_ns INTEGER NOT NULL, a_lat_p9999_ns INTEGER NOT NULL,
 	r_hist BLOB,
 	w_hist BLOB,
+	-- an interval cut short (a phase's last, a stop): kept so that no I/O goes
+	-- unaccounted, but not a round of the steady-state judgement
+	partial INTEGER NOT NULL DEFAULT 0 CHECK (partial IN (0, 1)),
 	PRIMARY KEY (phase_id, seq),
 	CHECK (end_ns > start_ns)
 ) WITHOUT ROWID;

@@ -196,6 +196,11 @@ int judge_resolve(struct judge_opts *o)
 	if (o->p.limits_absolute && c == STEADY_SNIA)
 		return cli_error(CLI_USAGE, "--absolute applies to the fio criteria only; SNIA "
 					    "limits are percentages of the window average");
+	if (o->p.max_rounds && o->p.max_rounds < o->p.window)
+		return cli_error(CLI_USAGE,
+				 "--max-rounds %u is below the window of %u rounds: no window could "
+				 "ever be judged (0 means no cap)",
+				 o->p.max_rounds, o->p.window);
 	if (o->cli_nmetrics) {
 		memcpy(o->metrics, o->cli_metrics, sizeof(o->metrics));
 		o->nmetrics = o->cli_nmetrics;
@@ -209,9 +214,20 @@ int judge_resolve(struct judge_opts *o)
 	return CLI_OK;
 }
 
-static json_object *judge_json_result(const struct steady_result *r, enum sample_metric m,
-				      const struct steady_params *p, const double *y)
+static const char *judge_name(const struct judge_opts *o, enum sample_metric m)
 {
+	return o->series_name ? o->series_name : sample_metric_name(m);
+}
+
+static const char *judge_unit(const struct judge_opts *o, enum sample_metric m)
+{
+	return o->series_name ? (o->series_unit ? o->series_unit : "") : sample_metric_unit(m);
+}
+
+static json_object *judge_json_result(const struct steady_result *r, enum sample_metric m,
+				      const struct judge_opts *jo, const double *y)
+{
+	const struct steady_params *p = &jo->p;
 	json_object *o = json_object_new_object(), *win = json_object_new_array();
 	char buf[64];
 
@@ -220,8 +236,8 @@ static json_object *judge_json_result(const struct steady_result *r, enum sample
 		snprintf(buf, sizeof(buf), "%.6g", (v));                                           \
 		json_object_object_add(o, key, json_object_new_double_s((v), buf));                \
 	} while (0)
-	json_object_object_add(o, "metric", json_object_new_string(sample_metric_name(m)));
-	json_object_object_add(o, "unit", json_object_new_string(sample_metric_unit(m)));
+	json_object_object_add(o, "metric", json_object_new_string(judge_name(jo, m)));
+	json_object_object_add(o, "unit", json_object_new_string(judge_unit(jo, m)));
 	json_object_object_add(o, "criterion",
 			       json_object_new_string(steady_criterion_name(p->criterion)));
 	json_object_object_add(o, "window", json_object_new_int((int)p->window));
@@ -267,13 +283,16 @@ static const char *judge_limit_desc(char *buf, size_t len, const struct steady_p
 }
 
 static void judge_print(FILE *f, const struct steady_result *r, enum sample_metric m,
-			const struct steady_params *p, const double *y)
+			const struct judge_opts *o, const double *y)
 {
-	const char *u = sample_metric_unit(m);
-	char l1[64], l2[64];
+	const struct steady_params *p = &o->p;
+	const char *unit = judge_unit(o, m);
+	char l1[64], l2[64], u[32];
+
+	snprintf(u, sizeof(u), "%s%s", *unit ? " " : "", unit);
 
 	fprintf(f, "  metric     %s (%s), criterion %s, window %u rounds, %zu rounds judged%s\n",
-		sample_metric_name(m), u, steady_criterion_name(p->criterion), p->window, r->rounds,
+		judge_name(o, m), *unit ? unit : "no unit", steady_criterion_name(p->criterion), p->window, r->rounds,
 		r->capped ? " (max-rounds cap reached)" : "");
 	if (!r->window_end) {
 		fprintf(f, "  window     fewer than %u rounds: nothing to judge yet\n", p->window);
@@ -283,16 +302,16 @@ static void judge_print(FILE *f, const struct steady_result *r, enum sample_metr
 		r->steady ? "" : " (the last judged)");
 	for (size_t i = r->window_start; i <= r->window_end; i++)
 		fprintf(f, " %.6g", y[i - 1]);
-	fprintf(f, "\n  average    %.6g %s\n", r->average, u);
+	fprintf(f, "\n  average    %.6g%s\n", r->average, u);
 	fprintf(f, "  fit        y = %.6g * round %s %.6g\n", r->slope, r->intercept < 0 ? "-" : "+",
 		fabs(r->intercept));
 	if (p->criterion == STEADY_SNIA || p->criterion == STEADY_FIO_DEV)
-		fprintf(f, "  data       excursion %.6g %s %.6g %s (%s): %s\n", r->data_excursion,
+		fprintf(f, "  data       excursion %.6g %s %.6g%s (%s): %s\n", r->data_excursion,
 			r->data_ok ? "within" : "exceeds", r->data_limit, u,
 			judge_limit_desc(l1, sizeof(l1), p, p->data_limit),
 			r->data_ok ? "pass" : "FAIL");
 	if (p->criterion == STEADY_SNIA || p->criterion == STEADY_FIO_SLOPE)
-		fprintf(f, "  slope      excursion %.6g %s %.6g %s (%s): %s\n", r->slope_excursion,
+		fprintf(f, "  slope      excursion %.6g %s %.6g%s (%s): %s\n", r->slope_excursion,
 			r->slope_ok ? "within" : "exceeds", r->slope_limit, u,
 			judge_limit_desc(l2, sizeof(l2), p, p->slope_limit),
 			r->slope_ok ? "pass" : "FAIL");
@@ -316,8 +335,8 @@ int judge_report(const char *title, json_object *source, const double *const *ys
 
 	if (json || fmt == CLI_JSON) {
 		/* the first metric's evidence at the top, the verdict of all */
-		json_object *doc = judge_json_result(&res[0], (enum sample_metric)o->metrics[0],
-						     &o->p, ys[0]);
+		json_object *doc = judge_json_result(&res[0], (enum sample_metric)o->metrics[0], o,
+						     ys[0]);
 
 		json_object_object_add(doc, "steady", json_object_new_boolean(all.steady));
 		json_object_object_add(doc, "steady_round",
@@ -334,8 +353,8 @@ int judge_report(const char *title, json_object *source, const double *const *ys
 			for (size_t i = 0; i < o->nmetrics; i++)
 				json_object_array_add(arr, judge_json_result(
 								   &res[i],
-								   (enum sample_metric)o->metrics[i],
-								   &o->p, ys[i]));
+								   (enum sample_metric)o->metrics[i], o,
+								   ys[i]));
 			json_object_object_add(doc, "metrics", arr);
 		}
 		if (json) {
@@ -355,7 +374,8 @@ int judge_report(const char *title, json_object *source, const double *const *ys
 		for (size_t i = 0; i < o->nmetrics; i++) {
 			const struct steady_result *x = &res[i];
 
-			fprintf(out, "%s,%s,%u,%zu,%d,", sample_metric_name(o->metrics[i]),
+			fprintf(out, "%s,%s,%u,%zu,%d,",
+				judge_name(o, (enum sample_metric)o->metrics[i]),
 				steady_criterion_name(o->p.criterion), o->p.window, x->rounds,
 				all.steady);
 			if (all.steady)
@@ -383,7 +403,7 @@ int judge_report(const char *title, json_object *source, const double *const *ys
 			fprintf(out, ", steady state lost at round %zu", all.lost_round);
 		fprintf(out, "\n");
 		for (size_t i = 0; i < o->nmetrics; i++)
-			judge_print(out, &res[i], (enum sample_metric)o->metrics[i], &o->p, ys[i]);
+			judge_print(out, &res[i], (enum sample_metric)o->metrics[i], o, ys[i]);
 	}
 	return all.steady ? CLI_OK : CLI_NOT;
 }

@@ -35,6 +35,9 @@ struct judge_opts {
 	unsigned int cli_set;
 	int cli_metrics[SAMPLE_METRIC_N];
 	size_t cli_nmetrics;
+	/* analyze: one series from elsewhere, named and in its own unit */
+	const char *series_name;
+	const char *series_unit;
 };
 
 /* getopt_long codes of the shared options start here */

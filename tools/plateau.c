@@ -49,7 +49,7 @@ static const struct cli_cmd cli_cmds[] = {
 	  "                      metrics must all pass in the same window\n"
 	  "  Exit status: 0 steady, 1 not steady.\n" FORMAT_HELP,
 	  cmd_steady, true },
-#if 0
+
 	{ "analyze",
 	  "FILE [--column NAME] [--round SECONDS] [--log iops|bw|lat] [steady options]",
 	  "judge steady state of data from elsewhere (CSV or fio log)",
@@ -60,7 +60,7 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  directions summed.  `-` reads standard input.  The steady options are\n"
 	  "  those of `plateau steady`.  Exit status: 0 steady, 1 not steady.\n" FORMAT_HELP,
 	  cmd_analyze, true },
-#endif
+
 	{ "migrate", "", "upgrade the database schema (the daemon does this on start)", "", cmd_migrate,
 	  false },
 	{ "help", "[COMMAND]", "this list, or the help of one command", "", cmd_help, false },

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PLATEAU_IMPORT_H
+#define PLATEAU_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * import: read a series, one value per round, for `plateau analyze FILE`:
+ * a CSV table, or a fio per-interval log (write_iops_log, write_bw_log,
+ * write_lat_log).  No printing: errors come back as -errno plus a
+ * struct import_error naming the line, the field and the expectation.
+ */
+
+enum import_log_kind {
+	IMPORT_LOG_DETECT, /* from the file name (import_log_kind_detect()) */
+	IMPORT_LOG_IOPS,   /* NAME_iops.N.log: IOPS */
+	IMPORT_LOG_BW,	   /* NAME_bw.N.log: KiB/s in the file */
+	IMPORT_LOG_LAT,	   /* NAME_lat.N.log: ns in the file (fio >= 3.0) */
+	IMPORT_LOG_CLAT,   /* NAME_clat.N.log */
+	IMPORT_LOG_SLAT,   /* NAME_slat.N.log */
+};
+
+struct import_series {
+	double *values; /* n values, one per round (malloc'ed) */
+	size_t n;
+	/* fio logs: "IOPS", "MB/s" (10^6 bytes/s) or "us", plateau's metric
+	 * units (sample.h); CSV: NULL, the values are as written */
+	const char *unit;
+	enum import_log_kind kind; /* fio logs: the kind read; CSV: DETECT */
+	size_t column;		   /* CSV: 1-based index of the column read */
+	size_t entries;		   /* CSV data rows, or fio log entries, read */
+	bool per_io;		   /* fio log written without log_avg_msec */
+	size_t jobs;		   /* fio log: jobs found one after another */
+	/* fio log: the last round was cut short and dropped */
+	bool partial_dropped;
+	double partial_s; /* the seconds that dropped round covered */
+};
+
+struct import_error {
+	size_t line; /* 1-based; 0 when the error is not about one line */
+	char msg[256];
+};
+
+/**
+ * import_csv() - read one column of a CSV table, one row per round
+ * @f: the table; its first row names the columns
+ * @column: the column's name, matched case-insensitively after trimming
+ *          blanks; NULL means "iops"
+ * @out: the series, written only on success; free with import_series_free()
+ * @err: on failure, the line and a message (may be NULL)
+ *
+ * RFC 4180 quoting ("a ""b""", commas and line breaks inside quotes), CRLF
+ * or LF line ends, a UTF-8 byte order mark, blanks around fields and blank
+ * lines at the end are accepted.  Every row must have the header's number
+ * of fields; a blank line between rows is an error (rounds must be
+ * consecutive).  Values: decimal numbers >= 0 ("1200", "1.2e3"), finite.
+ *
+ * Return: 0; -EINVAL for bad data (@err says which line and why), -ENOMEM,
+ * -EIO for a read error.
+ */
+int import_csv(FILE *f, const char *column, struct import_series *out, struct import_error *err);
+
+/**
+ * import_fiolog() - turn a fio per-interval log into one value per round
+ * @f: the log: "msec, value, direction, block size[, offset][, priority]"
+ * @name: file name, used only when @kind is IMPORT_LOG_DETECT (may be NULL)
+ * @kind: what the log holds, or IMPORT_LOG_DETECT
+ * @round_s: round length in seconds (>= 0.001)
+ * @out: the series, written only on success; free with import_series_free()
+ * @err: on failure, the line and a message (may be NULL)
+ *
+ * An entry stamped t ms belongs to round ceil(t / round) (1-based; t = 0
+ * to round 1): fio stamps an averaged entry at the end of its window.
+ *
+ * Averaged logs (log_avg_msec > 0; fio writes block size 0): per round,
+ * iops and bw logs average each direction's entries and add the directions
+ * (read + write + trim); latency logs average all entries (not weighted by
+ * I/O count, which fio does not log).  A log holding several jobs one after
+ * another (per_job_logs=0) is split where time goes backwards, and the
+ * jobs' IOPS or bandwidth are added.
+ *
+ * Per-I/O logs (no log_avg_msec; fio writes one entry per I/O with its
+ * block size, and value 1 in an iops log, see fio's stat.c
+ * add_iops_sample()): IOPS = entries in the round / round_s; bandwidth =
+ * the block sizes' sum / round_s; latency = the mean of the entries.  A
+ * round without entries is 0 IOPS / 0 MB/s there; in any other case a
+ * round without entries is an error.
+ *
+ * Units: bw logs' KiB/s become MB/s, latency logs' ns become us.
+ *
+ * The last round is kept only if the log reaches its end, within the
+ * larger of 1 % of a round and the smallest gap between two time stamps
+ * (the log's sampling interval); otherwise it is dropped and
+ * @out->partial_dropped / partial_s say so.  Other rounds are trusted.
+ *
+ * Return: as import_csv().
+ */
+int import_fiolog(FILE *f, const char *name, enum import_log_kind kind, double round_s,
+		  struct import_series *out, struct import_error *err);
+
+/* fio's log names: NAME_iops[.N].log etc.; the kind, or -EINVAL */
+int import_log_kind_detect(const char *name);
+/* "iops", "bw", "lat", "clat", "slat" -> kind, or -EINVAL */
+int import_log_kind_parse(const char *s);
+/* the name import_log_kind_parse() takes; "detect" for IMPORT_LOG_DETECT */
+const char *import_log_kind_name(enum import_log_kind k);
+
+/* import_series_free() - free @s's values and zero it; NULL is fine */
+void import_series_free(struct import_series *s);
+
+#endif

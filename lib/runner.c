@@ -1,0 +1,1105 @@
+// SPDX-License-Identifier: MIT
+/* runner: a run's plan, phase by phase, resumable (see runner.h). */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "engine.h"
+#include "erase.h"
+#include "parse.h"
+#include "plan.h"
+#include "runner.h"
+#include "version.h"
+
+struct runner {
+	struct store *s;
+	int64_t run_id;
+	const struct runner_ops *ops;
+	void *ctx;
+
+	struct store_run run;
+	struct plan plan;
+	struct store_phase *phases;
+	size_t nphases;
+	struct store_phase *cur; /* phase running */
+	const struct plan_phase *cur_plan;
+	const char *run_state;
+
+	atomic_int stop;   /* 0, RUNNER_PAUSE or RUNNER_CANCEL */
+	pthread_mutex_t lock; /* guards engine */
+	struct engine *engine;
+
+	/* precondition */
+	double *series[SAMPLE_METRIC_N];
+	size_t rounds, cap;
+	bool steady_reported, lost_reported;
+	struct steady_result evidence;
+	bool judged;
+	/* progress throttle for erase events */
+	double last_progress_event;
+	int64_t last_progress_ns;
+	unsigned int cur_threads, cur_iodepth;
+
+	char err[512];
+};
+
+enum {
+	RUNNER_PAUSE = 1,
+	RUNNER_CANCEL = 2,
+};
+
+static int64_t runner_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int runner_fail(struct runner *r, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int runner_fail(struct runner *r, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+const char *runner_errmsg(const struct runner *r)
+{
+	return r->err;
+}
+
+/* Store an event and hand it to the caller. */
+static void runner_event(struct runner *r, int prio, const char *kind, const char *data,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void runner_event(struct runner *r, int prio, const char *kind, const char *data,
+			 const char *fmt, ...)
+{
+	struct store_event sev = { 0 };
+	struct runner_event ev = { 0 };
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sev.run_id = r->run_id;
+	sev.phase_id = r->cur ? r->cur->id : 0;
+	sev.kind = kind;
+	sev.message = msg;
+	sev.data = data;
+	/* an event that cannot be stored still reaches the journal */
+	(void)store_event_insert(r->s, &sev);
+	ev.id = sev.id;
+	ev.run_id = r->run_id;
+	ev.phase_id = sev.phase_id;
+	ev.phase_seq = r->cur ? r->cur->seq : 0;
+	ev.phase_kind = r->cur ? r->cur->kind : NULL;
+	ev.kind = kind;
+	ev.message = msg;
+	ev.data = data;
+	ev.priority = prio;
+	ev.device = r->plan.device;
+	ev.serial = r->run.drive.serial;
+	if (r->ops && r->ops->event)
+		r->ops->event(r->ctx, &ev);
+}
+
+static void runner_status(struct runner *r, const struct sample *smp, double progress)
+{
+	struct runner_status st = { 0 };
+
+	if (!r->ops || !r->ops->status)
+		return;
+	st.run_id = r->run_id;
+	st.run_name = r->run.name;
+	st.run_state = r->run_state;
+	st.device = r->plan.device;
+	st.serial = r->run.drive.serial;
+	st.phase_seq = r->cur ? r->cur->seq : 0;
+	st.phase_kind = r->cur ? r->cur->kind : NULL;
+	st.phase_name = r->cur ? r->cur->name : NULL;
+	st.sample = smp;
+	st.rounds = (int64_t)r->rounds;
+	st.progress = progress;
+	st.steady = r->judged && r->evidence.steady && !r->evidence.lost;
+	st.steady_round = (int64_t)r->evidence.steady_round;
+	st.evidence = r->judged ? &r->evidence : NULL;
+	st.window = r->cur_plan && r->cur_plan->kind == PLAN_PRECONDITION ? r->cur_plan->steady.window
+									   : 0;
+	st.threads = r->cur_threads;
+	st.iodepth = r->cur_iodepth;
+	r->ops->status(r->ctx, &st);
+}
+
+static int runner_set_run_state(struct runner *r, const char *state, const char *error)
+{
+	int ret = store_run_set_state(r->s, r->run_id, state, error, 0);
+
+	if (ret)
+		return runner_fail(r, ret, "%s", store_errmsg(r->s));
+	r->run_state = state;
+	snprintf(r->run.state, sizeof(r->run.state), "%s", state);
+	return 0;
+}
+
+static int runner_save_phase(struct runner *r, struct store_phase *p)
+{
+	int ret = store_phase_update(r->s, p);
+
+	return ret ? runner_fail(r, ret, "%s", store_errmsg(r->s)) : 0;
+}
+
+/* --- creating a run --- */
+
+int runner_create_run(struct store *s, const char *plan_text, const char *plan_file,
+		      const struct target_identity *id, const char *host, int64_t *run_id,
+		      char *err, size_t errlen)
+{
+	struct store_drive d = { 0 };
+	struct store_run run = { 0 };
+	struct plan plan;
+	int ret;
+
+	ret = plan_parse(plan_text, plan_file, &plan, err, errlen);
+	if (ret) {
+		plan_free(&plan);
+		return ret;
+	}
+	snprintf(d.kind, sizeof(d.kind), "%s", target_kind_name(id->kind));
+	snprintf(d.path, sizeof(d.path), "%s", plan.device);
+	snprintf(d.model, sizeof(d.model), "%s", id->model);
+	snprintf(d.serial, sizeof(d.serial), "%s", id->serial);
+	snprintf(d.firmware, sizeof(d.firmware), "%s", id->firmware);
+	snprintf(d.eui64, sizeof(d.eui64), "%s", id->eui64);
+	snprintf(d.nguid, sizeof(d.nguid), "%s", id->nguid);
+	snprintf(d.wwn, sizeof(d.wwn), "%s", id->wwn);
+	d.capacity_bytes = id->capacity_bytes;
+	d.lba_bytes = id->lba_bytes ? id->lba_bytes : 512;
+
+	if ((ret = store_begin(s)))
+		goto fail;
+	if ((ret = store_drive_upsert(s, &d)))
+		goto rollback;
+	run.drive_id = d.id;
+	snprintf(run.name, sizeof(run.name), "%s", plan.name);
+	run.plan = (char *)(uintptr_t)plan_text;
+	snprintf(run.state, sizeof(run.state), "queued");
+	snprintf(run.host, sizeof(run.host), "%s", host ? host : "");
+	snprintf(run.version, sizeof(run.version), "%s", PLATEAU_VERSION);
+	if ((ret = store_run_insert(s, &run)))
+		goto rollback;
+	for (size_t i = 0; i < plan.nphases; i++) {
+		const struct plan_phase *pp = &plan.phases[i];
+		struct store_phase ph = { .run_id = run.id, .seq = (int)i + 1, .steady = -1 };
+
+		snprintf(ph.kind, sizeof(ph.kind), "%s", plan_kind_name(pp->kind));
+		snprintf(ph.name, sizeof(ph.name), "%s", pp->name);
+		snprintf(ph.state, sizeof(ph.state), "pending");
+		ph.params = plan_phase_json(&plan, pp);
+		if (!ph.params) {
+			ret = -ENOMEM;
+			goto rollback;
+		}
+		ret = store_phase_insert(s, &ph);
+		free(ph.params);
+		if (ret)
+			goto rollback;
+	}
+	{
+		struct store_event ev = { .run_id = run.id, .kind = RUNNER_EV_CREATED };
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "run %lld '%s' created: %zu phases on %s (%s %s)",
+			 (long long)run.id, run.name, plan.nphases, plan.device, d.model, d.serial);
+		ev.message = msg;
+		if ((ret = store_event_insert(s, &ev)))
+			goto rollback;
+	}
+	if ((ret = store_commit(s)))
+		goto rollback;
+	plan_free(&plan);
+	*run_id = run.id;
+	return 0;
+rollback:
+	snprintf(err, errlen, "%s", store_errmsg(s));
+	(void)store_rollback(s);
+	plan_free(&plan);
+	return ret;
+fail:
+	snprintf(err, errlen, "%s", store_errmsg(s));
+	plan_free(&plan);
+	return ret;
+}
+
+/* --- the runner --- */
+
+int runner_new(struct store *s, int64_t run_id, const struct runner_ops *ops, void *ctx,
+	       struct runner **ret)
+{
+	struct runner *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->s = s;
+	r->run_id = run_id;
+	r->ops = ops;
+	r->ctx = ctx;
+	pthread_mutex_init(&r->lock, NULL);
+	*ret = r;
+	return 0;
+}
+
+void runner_free(struct runner *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < SAMPLE_METRIC_N; i++)
+		free(r->series[i]);
+	store_phases_free(r->phases, r->nphases);
+	store_run_clear(&r->run);
+	plan_free(&r->plan);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+void runner_stop(struct runner *r, bool pause)
+{
+	int want = pause ? RUNNER_PAUSE : RUNNER_CANCEL, cur = 0;
+
+	/* a cancel overrides a pause, never the other way round */
+	if (!atomic_compare_exchange_strong(&r->stop, &cur, want) && want == RUNNER_CANCEL)
+		atomic_store(&r->stop, RUNNER_CANCEL);
+	pthread_mutex_lock(&r->lock);
+	if (r->engine)
+		engine_stop(r->engine);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static int runner_stopped(struct runner *r)
+{
+	int s = atomic_load(&r->stop);
+
+	return s == RUNNER_PAUSE ? -EINTR : s == RUNNER_CANCEL ? -ECANCELED : 0;
+}
+
+/* The device must still be the drive the plan names, and free. */
+static int runner_check_target(struct runner *r, bool writes, struct target_identity *id)
+{
+	struct target_inuse u;
+	char msg[256], desc[512];
+	int ret;
+
+	ret = target_identify(r->plan.device, id, msg, sizeof(msg));
+	if (ret)
+		return runner_fail(r, ret, "%s: %s", r->plan.device, msg);
+	if (*r->plan.ident && target_match(id, r->plan.ident) == TARGET_MATCH_NONE)
+		return runner_fail(r, -EPERM,
+				   "refusing %s: it is %s, not the drive the plan names (%s %s)",
+				   r->plan.device, target_describe(id, desc, sizeof(desc)),
+				   *r->plan.ident_field ? r->plan.ident_field : "id", r->plan.ident);
+	if (writes && !*r->plan.ident)
+		return runner_fail(r, -EPERM, "refusing to write %s: the plan names no serial",
+				   r->plan.device);
+	if (!writes)
+		return 0;
+	ret = target_inuse(id, false, &u);
+	if (ret < 0)
+		return runner_fail(r, ret, "%s: cannot tell whether it is in use: %s",
+				   r->plan.device, strerror(-ret));
+	if (ret > 0)
+		return runner_fail(r, -EBUSY, "refusing %s: in use: %s%s", r->plan.device,
+				   u.reason[0], u.count > 1 ? " (and more)" : "");
+	return 0;
+}
+
+/* --- erase --- */
+
+static void runner_erase_progress(const struct erase_progress *p, void *userdata)
+{
+	struct runner *r = userdata;
+	int64_t now = runner_now_ns();
+
+	runner_status(r, NULL, p->fraction);
+	/* progress events: at most every 5 % or 5 minutes, so an overnight
+	 * sanitize leaves a trail without flooding the table */
+	if (p->phase == ERASE_PHASE_RUNNING &&
+	    (p->fraction - r->last_progress_event >= 0.05 ||
+	     now - r->last_progress_ns >= 300LL * 1000000000LL)) {
+		char data[256], est[64] = "no estimate";
+
+		if (p->estimate_s != UINT32_MAX)
+			snprintf(est, sizeof(est), "controller estimate %u s", p->estimate_s);
+		snprintf(data, sizeof(data),
+			 "{\"method\":\"%s\",\"fraction\":%.4f,\"estimate_s\":%lld,\"elapsed_s\":%.1f,"
+			 "\"resumed\":%s}",
+			 erase_method_name(p->method), p->fraction,
+			 p->estimate_s == UINT32_MAX ? -1LL : (long long)p->estimate_s,
+			 (double)p->elapsed_ns / 1e9, p->resumed ? "true" : "false");
+		runner_event(r, RUNNER_PRIO_INFO, RUNNER_EV_ERASE_PROGRESS, data,
+			     "%s %s: %.1f%% (%s)", erase_method_name(p->method),
+			     p->resumed ? "(resumed)" : "", p->fraction < 0 ? 0 : 100.0 * p->fraction,
+			     est);
+		r->last_progress_event = p->fraction;
+		r->last_progress_ns = now;
+	}
+}
+
+static bool runner_erase_should_stop(void *userdata)
+{
+	return runner_stopped(userdata) != 0;
+}
+
+static char *runner_erase_json(const struct erase_record *rec)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array(),
+		    *w = json_object_new_array(), *v = json_object_new_object();
+	char *ret;
+
+	json_object_object_add(o, "requested", json_object_new_string(erase_method_name(rec->requested)));
+	json_object_object_add(o, "method", json_object_new_string(erase_method_name(rec->ran)));
+	json_object_object_add(o, "completed", json_object_new_boolean(rec->completed));
+	json_object_object_add(o, "resumed", json_object_new_boolean(rec->resumed));
+	for (size_t i = 0; i < rec->n_attempts; i++) {
+		const struct erase_attempt *at = &rec->attempts[i];
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "method", json_object_new_string(erase_method_name(at->method)));
+		json_object_object_add(j, "sent", json_object_new_boolean(at->sent));
+		json_object_object_add(j, "ok", json_object_new_boolean(at->err == 0));
+		json_object_object_add(j, "message", json_object_new_string(at->msg));
+		if (at->nvme_status)
+			json_object_object_add(j, "nvme_status", json_object_new_int(at->nvme_status));
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(o, "attempts", a);
+	for (size_t i = 0; i < rec->plan.n_warnings; i++)
+		json_object_array_add(w, json_object_new_string(rec->plan.warnings[i]));
+	json_object_object_add(o, "warnings", w);
+	json_object_object_add(v, "done", json_object_new_boolean(rec->verify.done));
+	json_object_object_add(v, "passed", json_object_new_boolean(rec->verify.passed));
+	json_object_object_add(v, "expect", json_object_new_int(rec->verify.expect));
+	json_object_object_add(v, "ranges", json_object_new_int((int)rec->verify.ranges));
+	json_object_object_add(v, "ranges_zero", json_object_new_int((int)rec->verify.ranges_zero));
+	json_object_object_add(v, "ranges_ones", json_object_new_int((int)rec->verify.ranges_ones));
+	json_object_object_add(v, "ranges_other", json_object_new_int((int)rec->verify.ranges_other));
+	json_object_object_add(v, "bytes_read", json_object_new_int64((int64_t)rec->verify.bytes_read));
+	json_object_object_add(o, "verify", v);
+	json_object_object_add(o, "elapsed_s", json_object_new_double((double)rec->elapsed_ns / 1e9));
+	if (rec->err)
+		json_object_object_add(o, "error", json_object_new_string(rec->msg));
+	ret = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return ret;
+}
+
+static int runner_erase(struct runner *r, struct store_phase *p, const struct plan_phase *pp,
+			bool resuming)
+{
+	struct erase_opts o = {
+		.method = pp->erase_method,
+		.want = r->plan.ident,
+		.deadline_ns = pp->deadline_ns,
+		.no_verify = !pp->verify,
+		.verify_seed = r->plan.seed ? r->plan.seed : (uint64_t)r->run_id,
+		.progress = runner_erase_progress,
+		.should_stop = runner_erase_should_stop,
+		.userdata = r,
+	};
+	struct erase_record rec;
+	struct target_identity id;
+	int ret = -ENOENT;
+	char *json;
+
+	r->last_progress_event = -1;
+	r->last_progress_ns = runner_now_ns();
+	if (resuming) {
+		/* an NVMe sanitize survives our crash: follow it, never restart it */
+		struct target_identity cur;
+		int fd;
+
+		if (!target_identify(r->plan.device, &cur, NULL, 0) && cur.kind == TARGET_NVME &&
+		    target_match(&cur, r->plan.ident) != TARGET_MATCH_NONE &&
+		    !target_open(r->plan.device, false, &fd)) {
+			ret = erase_resume(fd, &cur, &o, &rec);
+			close(fd);
+			if (!ret)
+				runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_RESUMED, NULL,
+					     "a sanitize found in progress after the restart completed");
+		}
+	}
+	if (ret == -ENOENT)
+		ret = erase_drive(r->plan.device, &o, &id, &rec);
+	json = runner_erase_json(&rec);
+	free(p->result);
+	p->result = json;
+	if (runner_stopped(r) && (ret == -ECANCELED || ret == 0))
+		return runner_stopped(r);
+	if (ret)
+		return runner_fail(r, ret, "erase: %s", *rec.msg ? rec.msg : strerror(-ret));
+	if (rec.verify.done)
+		runner_event(r, rec.verify.passed ? RUNNER_PRIO_INFO : RUNNER_PRIO_WARNING,
+			     RUNNER_EV_ERASE_VERIFY, NULL,
+			     "erase by %s: %u of %u sampled ranges read as 0x%02x%s",
+			     erase_method_name(rec.ran),
+			     rec.verify.expect ? rec.verify.ranges_ones : rec.verify.ranges_zero,
+			     rec.verify.ranges, rec.verify.expect,
+			     rec.verify.passed ? "" : ": the drive does NOT read back erased");
+	return 0;
+}
+
+/* --- samples --- */
+
+static void runner_footprint(struct runner *r, struct engine_job *job)
+{
+	job->path = r->plan.device;
+	job->offset_bytes = r->plan.offset_bytes;
+	job->size_bytes = r->plan.footprint_bytes;
+	job->interval_ns = r->plan.interval_ns;
+	job->seed = (r->plan.seed ? r->plan.seed : 0x9E3779B97F4A7C15ULL * (uint64_t)r->run_id) ^
+		    (uint64_t)r->cur->seq;
+}
+
+/* engine_job.size_bytes from a percentage footprint */
+static int runner_resolve_footprint(struct runner *r, struct engine_job *job)
+{
+	struct engine_target t;
+	char err[256];
+	int ret;
+
+	if (r->plan.footprint_pct <= 0)
+		return 0;
+	ret = engine_target_probe(r->plan.device, &t);
+	if (ret)
+		return runner_fail(r, ret, "%s: %s", r->plan.device, strerror(-ret));
+	ret = engine_footprint(t.size_bytes, t.lba_bytes, r->plan.offset_bytes, 0,
+			       r->plan.footprint_pct, &job->size_bytes, err, sizeof(err));
+	if (ret)
+		return runner_fail(r, ret, "footprint: %s", err);
+	return 0;
+}
+
+static bool runner_partial(const struct runner *r, const struct sample *s,
+			   const struct engine_progress *p)
+{
+	/* the last interval of a phase is a round only if (nearly) whole */
+	return p->final && (double)(s->end_ns - s->start_ns) < 0.9 * (double)r->plan.interval_ns;
+}
+
+/* Store one sample with the phase's progress, in one transaction. */
+static int runner_commit_sample(struct runner *r, const struct sample *smp)
+{
+	int ret;
+
+	if ((ret = store_begin(r->s)))
+		goto fail;
+	if ((ret = store_sample_insert(r->s, r->cur->id, smp)) ||
+	    (ret = store_phase_update(r->s, r->cur))) {
+		(void)store_rollback(r->s);
+		goto fail;
+	}
+	if ((ret = store_commit(r->s))) {
+		(void)store_rollback(r->s);
+		goto fail;
+	}
+	return 0;
+fail:
+	return runner_fail(r, ret, "storing sample %lld: %s", (long long)smp->seq,
+			   store_errmsg(r->s));
+}
+
+static int runner_run_engine(struct runner *r, struct engine_job *job, struct engine_result *res)
+{
+	struct engine *e;
+	char err[256];
+	int ret;
+
+	if ((ret = runner_stopped(r)))
+		return ret;
+	ret = engine_new(job, &e, err, sizeof(err));
+	if (ret)
+		return runner_fail(r, ret, "%s", err);
+	pthread_mutex_lock(&r->lock);
+	r->engine = e;
+	pthread_mutex_unlock(&r->lock);
+	/* a stop that came between the check above and here */
+	if (runner_stopped(r))
+		engine_stop(e);
+	ret = engine_run(e, res);
+	pthread_mutex_lock(&r->lock);
+	r->engine = NULL;
+	pthread_mutex_unlock(&r->lock);
+	engine_free(e);
+	if (*r->err)
+		return -EIO; /* a callback failed to store */
+	if (ret < 0 || res->stop == ENGINE_STOP_ERROR)
+		return runner_fail(r, ret < 0 ? ret : -EIO, "%s",
+				   *res->msg ? res->msg : "I/O failed");
+	return 0;
+}
+
+/* --- fill --- */
+
+static int runner_fill_sample(void *ctx, const struct sample *s, const struct engine_progress *p)
+{
+	struct runner *r = ctx;
+	struct sample smp = *s;
+
+	smp.partial = runner_partial(r, s, p);
+	r->cur->progress_bytes = p->stream_bytes;
+	r->cur->total_bytes = p->total_bytes;
+	if (runner_commit_sample(r, &smp))
+		return 1;
+	runner_status(r, &smp,
+		      p->total_bytes ? (double)p->stream_bytes / (double)p->total_bytes : -1.0);
+	return 0;
+}
+
+static int runner_fill(struct runner *r, struct store_phase *p, const struct plan_phase *pp)
+{
+	struct engine_job job = { 0 };
+	struct engine_result *res;
+	int64_t last;
+	int ret;
+
+	runner_footprint(r, &job);
+	if ((ret = runner_resolve_footprint(r, &job)))
+		return ret;
+	job.profile.pattern = PROFILE_SEQUENTIAL;
+	job.profile.read_share = 0;
+	job.profile.nbs = 1;
+	job.profile.bs[0].size_bytes = pp->bs_bytes;
+	job.profile.bs[0].share = PROFILE_SHARE_SCALE;
+	snprintf(job.profile.name, sizeof(job.profile.name), "fill");
+	job.threads = pp->threads;
+	job.iodepth = pp->iodepth;
+	job.fill_passes = pp->passes;
+	job.resume_bytes = p->progress_bytes;
+	if ((ret = store_sample_last_seq(r->s, p->id, &last)))
+		return runner_fail(r, ret, "%s", store_errmsg(r->s));
+	job.seq_base = last;
+	job.on_sample = runner_fill_sample;
+	job.ctx = r;
+	r->cur_threads = pp->threads;
+	r->cur_iodepth = pp->iodepth;
+	if (p->progress_bytes)
+		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_RESUMED, NULL,
+			     "fill resumes at byte %llu of %llu",
+			     (unsigned long long)p->progress_bytes,
+			     (unsigned long long)p->total_bytes);
+	res = malloc(sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	ret = runner_run_engine(r, &job, res);
+	if (!ret) {
+		p->progress_bytes = res->stream_bytes;
+		if (res->stop != ENGINE_STOP_DONE)
+			ret = runner_stopped(r) ? runner_stopped(r)
+						: runner_fail(r, -EIO, "fill ended early (%s)",
+							      engine_stop_reason_name(res->stop));
+	}
+	free(res);
+	return ret;
+}
+
+/* --- precondition --- */
+
+static char *runner_evidence_json(const struct runner *r, const struct plan_phase *pp,
+				  const struct steady_result *all)
+{
+	json_object *o = json_object_new_object();
+	const struct steady_result *e = &r->evidence;
+	char *ret;
+
+	json_object_object_add(o, "criterion",
+			       json_object_new_string(steady_criterion_name(pp->steady.criterion)));
+	json_object_object_add(o, "metric", json_object_new_string(sample_metric_name(
+						    (enum sample_metric)pp->metrics[0])));
+	json_object_object_add(o, "steady", json_object_new_boolean(all->steady));
+	json_object_object_add(o, "steady_round",
+			       all->steady ? json_object_new_int64((int64_t)all->steady_round) : NULL);
+	json_object_object_add(o, "rounds", json_object_new_int64((int64_t)all->rounds));
+	json_object_object_add(o, "window_start", json_object_new_int64((int64_t)e->window_start));
+	json_object_object_add(o, "window_end", json_object_new_int64((int64_t)e->window_end));
+	json_object_object_add(o, "average", json_object_new_double(e->average));
+	json_object_object_add(o, "slope", json_object_new_double(e->slope));
+	json_object_object_add(o, "intercept", json_object_new_double(e->intercept));
+	json_object_object_add(o, "data_excursion", json_object_new_double(e->data_excursion));
+	json_object_object_add(o, "slope_excursion", json_object_new_double(e->slope_excursion));
+	json_object_object_add(o, "data_limit", json_object_new_double(e->data_limit));
+	json_object_object_add(o, "slope_limit", json_object_new_double(e->slope_limit));
+	json_object_object_add(o, "lost", json_object_new_boolean(all->lost));
+	json_object_object_add(o, "lost_round",
+			       all->lost ? json_object_new_int64((int64_t)all->lost_round) : NULL);
+	ret = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return ret;
+}
+
+static int runner_append_round(struct runner *r, const struct plan_phase *pp,
+			       const struct sample *smp)
+{
+	if (r->rounds == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 256;
+
+		for (size_t k = 0; k < pp->nmetrics; k++) {
+			double *v = realloc(r->series[k], cap * sizeof(double));
+
+			if (!v)
+				return -ENOMEM;
+			r->series[k] = v;
+		}
+		r->cap = cap;
+	}
+	for (size_t k = 0; k < pp->nmetrics; k++)
+		r->series[k][r->rounds] = sample_metric(smp, (enum sample_metric)pp->metrics[k]);
+	r->rounds++;
+	return 0;
+}
+
+/* Judge the rounds so far; events on the way into and out of steady state.
+ * Returns 1 when the phase should end. */
+static int runner_judge(struct runner *r, const struct plan_phase *pp, bool live)
+{
+	struct steady_result res[SAMPLE_METRIC_N], all;
+	char *ev;
+	int ret;
+
+	if (pp->steady_enabled) {
+		ret = steady_judge_all((const double *const *)r->series, pp->nmetrics, r->rounds,
+				       &pp->steady, res, &all);
+		if (ret) {
+			/* a round with a value the math rejects (NaN, negative) */
+			runner_fail(r, ret, "round %zu: steady-state judgement failed (%s)", r->rounds,
+				    strerror(-ret));
+			return -1;
+		}
+		r->evidence = res[0];
+		r->evidence.steady = all.steady;
+		r->evidence.steady_round = all.steady_round;
+		r->evidence.lost = all.lost;
+		r->evidence.lost_round = all.lost_round;
+		r->judged = true;
+		r->cur->steady = all.steady ? 1 : 0;
+		r->cur->steady_round = all.steady ? (int64_t)all.steady_round : 0;
+		free(r->cur->result);
+		r->cur->result = runner_evidence_json(r, pp, &all);
+		if (all.steady && !r->steady_reported) {
+			r->steady_reported = true;
+			if (live) {
+				ev = runner_evidence_json(r, pp, &all);
+				runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_STEADY_REACHED, ev,
+					     "steady state at round %zu (window %zu-%zu, average "
+					     "%.6g %s, data excursion %.6g <= %.6g, slope excursion "
+					     "%.6g <= %.6g)",
+					     all.steady_round, res[0].window_start, res[0].window_end,
+					     res[0].average,
+					     sample_metric_unit((enum sample_metric)pp->metrics[0]),
+					     res[0].data_excursion, res[0].data_limit,
+					     res[0].slope_excursion, res[0].slope_limit);
+				free(ev);
+			}
+		}
+		if (all.lost && !r->lost_reported) {
+			r->lost_reported = true;
+			if (live) {
+				ev = runner_evidence_json(r, pp, &all);
+				runner_event(r, RUNNER_PRIO_WARNING, RUNNER_EV_STEADY_LOST, ev,
+					     "steady state lost at round %zu (steady since round "
+					     "%zu)",
+					     all.lost_round, all.steady_round);
+				free(ev);
+			}
+		}
+		if (all.steady && !pp->continue_after_steady)
+			return 1;
+	}
+	if (pp->steady.max_rounds && r->rounds >= pp->steady.max_rounds)
+		return 1;
+	return 0;
+}
+
+static int runner_pre_sample(void *ctx, const struct sample *s, const struct engine_progress *p)
+{
+	struct runner *r = ctx;
+	const struct plan_phase *pp = r->cur_plan;
+	struct sample smp = *s;
+	int end = 0;
+
+	smp.partial = runner_partial(r, s, p);
+	if (!smp.partial) {
+		if (runner_append_round(r, pp, &smp)) {
+			runner_fail(r, -ENOMEM, "out of memory");
+			return 1;
+		}
+		r->cur->rounds = (int64_t)r->rounds;
+		end = runner_judge(r, pp, true);
+		if (end < 0)
+			return 1;
+	}
+	if (runner_commit_sample(r, &smp))
+		return 1;
+	runner_status(r, &smp, -1.0);
+	return end;
+}
+
+struct runner_load_ctx {
+	struct runner *r;
+	const struct plan_phase *pp;
+	int64_t last_end_ns;
+	uint64_t measured_ns;
+};
+
+static int runner_load_round(void *ctx, const struct sample *s)
+{
+	struct runner_load_ctx *c = ctx;
+
+	c->last_end_ns = s->end_ns;
+	c->measured_ns += (uint64_t)(s->end_ns - s->start_ns);
+	if (s->partial)
+		return 0;
+	return runner_append_round(c->r, c->pp, s);
+}
+
+static int runner_precondition(struct runner *r, struct store_phase *p,
+			       const struct plan_phase *pp)
+{
+	struct runner_load_ctx lc = { .r = r, .pp = pp };
+	struct engine_job job = { 0 };
+	struct engine_result *res;
+	int64_t last;
+	int ret;
+
+	/* rounds already measured (a resume): judge them again */
+	r->rounds = 0;
+	r->steady_reported = r->lost_reported = r->judged = false;
+	ret = store_samples_foreach(r->s, p->id, 1, 0, runner_load_round, &lc);
+	if (ret)
+		return runner_fail(r, ret, "%s", store_errmsg(r->s));
+	if (r->rounds) {
+		char gap[64];
+
+		ret = runner_judge(r, pp, false);
+		if (ret < 0)
+			return -EINVAL;
+		parse_fmt_duration(gap, sizeof(gap), (uint64_t)(runner_now_ns() - lc.last_end_ns));
+		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_GAP, NULL,
+			     "precondition resumes after %zu rounds; a gap of %s without load "
+			     "precedes round %zu",
+			     r->rounds, gap, r->rounds + 1);
+		if (ret == 1)
+			return 0; /* it had already ended */
+	}
+	runner_footprint(r, &job);
+	if ((ret = runner_resolve_footprint(r, &job)))
+		return ret;
+	job.profile = pp->load;
+	job.threads = pp->threads;
+	job.iodepth = pp->iodepth;
+	if (pp->max_duration_ns) {
+		if (lc.measured_ns >= pp->max_duration_ns)
+			return 0;
+		job.duration_ns = pp->max_duration_ns - lc.measured_ns;
+	}
+	if ((ret = store_sample_last_seq(r->s, p->id, &last)))
+		return runner_fail(r, ret, "%s", store_errmsg(r->s));
+	job.seq_base = last;
+	job.on_sample = runner_pre_sample;
+	job.ctx = r;
+	r->cur_threads = pp->threads;
+	r->cur_iodepth = pp->iodepth;
+	res = malloc(sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	ret = runner_run_engine(r, &job, res);
+	free(res);
+	if (ret)
+		return ret;
+	if (runner_stopped(r) && !(r->evidence.steady && !pp->continue_after_steady) &&
+	    !(pp->steady.max_rounds && r->rounds >= pp->steady.max_rounds))
+		return runner_stopped(r);
+	if (pp->steady_enabled && !r->evidence.steady)
+		runner_event(r, RUNNER_PRIO_WARNING, RUNNER_EV_STEADY_NOT_REACHED,
+			     r->cur->result, "not steady after %zu rounds (%s)", r->rounds,
+			     pp->steady.max_rounds && r->rounds >= pp->steady.max_rounds
+				     ? "max_rounds reached"
+				     : "max_duration reached");
+	return 0;
+}
+
+/* --- sweep --- */
+
+struct runner_points_ctx {
+	bool done[PLAN_POINTS_MAX];
+};
+
+static int runner_point_seen(void *ctx, const struct store_point *pt)
+{
+	struct runner_points_ctx *c = ctx;
+
+	if (pt->seq >= 1 && pt->seq <= PLAN_POINTS_MAX)
+		c->done[pt->seq - 1] = true;
+	return 0;
+}
+
+static int runner_sweep_sample(void *ctx, const struct sample *s, const struct engine_progress *p)
+{
+	struct runner *r = ctx;
+	struct sample smp = *s;
+
+	smp.partial = runner_partial(r, s, p);
+	if (runner_commit_sample(r, &smp))
+		return 1;
+	runner_status(r, &smp, -1.0);
+	return 0;
+}
+
+static int runner_sweep(struct runner *r, struct store_phase *p, const struct plan_phase *pp)
+{
+	struct runner_points_ctx pc = { 0 };
+	struct engine_result *res;
+	int ret;
+
+	ret = store_points_foreach(r->s, p->id, 0, runner_point_seen, &pc);
+	if (ret)
+		return runner_fail(r, ret, "%s", store_errmsg(r->s));
+	res = malloc(sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	for (size_t i = 0; i < pp->npoints; i++) {
+		struct engine_job job = { 0 };
+		struct store_point pt = { 0 };
+		int64_t last;
+
+		if (pc.done[i])
+			continue;
+		runner_footprint(r, &job);
+		if ((ret = runner_resolve_footprint(r, &job)))
+			break;
+		job.profile = pp->load;
+		job.threads = pp->points[i].threads;
+		job.iodepth = pp->points[i].iodepth;
+		job.duration_ns = pp->point_ns;
+		job.ramp_ns = pp->ramp_ns;
+		if (job.interval_ns > pp->point_ns)
+			job.interval_ns = pp->point_ns;
+		if ((ret = store_sample_last_seq(r->s, p->id, &last))) {
+			ret = runner_fail(r, ret, "%s", store_errmsg(r->s));
+			break;
+		}
+		job.seq_base = last;
+		job.on_sample = runner_sweep_sample;
+		job.ctx = r;
+		r->cur_threads = job.threads;
+		r->cur_iodepth = job.iodepth;
+		r->cur->rounds = (int64_t)i;
+		ret = runner_run_engine(r, &job, res);
+		if (ret)
+			break;
+		if ((ret = runner_stopped(r)))
+			break; /* an interrupted point is measured again on resume */
+		pt.seq = (int)i + 1;
+		pt.threads = job.threads;
+		pt.iodepth = job.iodepth;
+		pt.smp.seq = pt.seq;
+		pt.smp.start_ns = res->start_ns;
+		pt.smp.end_ns = res->end_ns > res->start_ns ? res->end_ns : res->start_ns + 1;
+		pt.smp.errors = res->errors;
+		sample_summarize(&pt.smp, &res->hist[SAMPLE_READ], res->bytes[SAMPLE_READ],
+				 &res->hist[SAMPLE_WRITE], res->bytes[SAMPLE_WRITE]);
+		pt.smp.hist[0] = &res->hist[SAMPLE_READ];
+		pt.smp.hist[1] = &res->hist[SAMPLE_WRITE];
+		r->cur->rounds = (int64_t)i + 1;
+		if ((ret = store_begin(r->s)) || (ret = store_point_insert(r->s, p->id, &pt)) ||
+		    (ret = store_phase_update(r->s, r->cur)) || (ret = store_commit(r->s))) {
+			ret = runner_fail(r, ret, "storing point %d: %s", pt.seq, store_errmsg(r->s));
+			(void)store_rollback(r->s);
+			break;
+		}
+		runner_event(r, RUNNER_PRIO_INFO, RUNNER_EV_POINT, NULL,
+			     "load point %d (%ux%u): %.0f IOPS, %.2f MB/s, mean %.1f us, p99 %.1f us",
+			     pt.seq, pt.threads, pt.iodepth, sample_metric(&pt.smp, SAMPLE_METRIC_IOPS),
+			     sample_metric(&pt.smp, SAMPLE_METRIC_BW),
+			     sample_metric(&pt.smp, SAMPLE_METRIC_LAT),
+			     sample_metric(&pt.smp, SAMPLE_METRIC_P99));
+	}
+	free(res);
+	return ret;
+}
+
+/* --- the run --- */
+
+static const char *runner_state_for(enum plan_kind k)
+{
+	switch (k) {
+	case PLAN_ERASE:
+		return "erasing";
+	case PLAN_FILL:
+		return "filling";
+	case PLAN_PRECONDITION:
+		return "preconditioning";
+	default:
+		return "sweeping";
+	}
+}
+
+static bool runner_phase_writes(const struct plan_phase *pp)
+{
+	switch (pp->kind) {
+	case PLAN_ERASE:
+		return false; /* erase_drive() does its own, stricter checks */
+	case PLAN_FILL:
+		return true;
+	default:
+		return pp->load.read_share < PROFILE_SHARE_SCALE;
+	}
+}
+
+static int runner_phase(struct runner *r, struct store_phase *p, const struct plan_phase *pp)
+{
+	struct target_identity id;
+	bool resuming = !strcmp(p->state, "running");
+	int ret;
+
+	r->cur = p;
+	r->cur_plan = pp;
+	if (pp->kind != PLAN_ERASE && (ret = runner_check_target(r, runner_phase_writes(pp), &id)))
+		return ret;
+	if ((ret = runner_set_run_state(r, runner_state_for(pp->kind), NULL)))
+		return ret;
+	snprintf(p->state, sizeof(p->state), "running");
+	if (!p->started_ns)
+		p->started_ns = runner_now_ns();
+	if ((ret = runner_save_phase(r, p)))
+		return ret;
+	runner_event(r, RUNNER_PRIO_INFO, RUNNER_EV_PHASE_STARTED, p->params,
+		     "phase %d %s %s %s", p->seq, p->kind, p->name, resuming ? "resumed" : "started");
+	runner_status(r, NULL, -1.0);
+	switch (pp->kind) {
+	case PLAN_ERASE:
+		ret = runner_erase(r, p, pp, resuming);
+		break;
+	case PLAN_FILL:
+		ret = runner_fill(r, p, pp);
+		break;
+	case PLAN_PRECONDITION:
+		ret = runner_precondition(r, p, pp);
+		break;
+	case PLAN_SWEEP:
+		ret = runner_sweep(r, p, pp);
+		break;
+	}
+	return ret;
+}
+
+static void runner_end_phase(struct runner *r, struct store_phase *p, const char *state)
+{
+	snprintf(p->state, sizeof(p->state), "%s", state);
+	p->ended_ns = runner_now_ns();
+	(void)runner_save_phase(r, p);
+}
+
+int runner_run(struct runner *r)
+{
+	char err[512];
+	int ret;
+
+	*r->err = '\0';
+	ret = store_run_get(r->s, r->run_id, &r->run);
+	if (ret)
+		return runner_fail(r, ret, "%s", store_errmsg(r->s));
+	r->run_state = r->run.state;
+	if (!store_run_state_active(r->run.state))
+		return 0;
+	snprintf(err, sizeof(err), "run %lld", (long long)r->run_id);
+	ret = plan_parse(r->run.plan, err, &r->plan, err, sizeof(err));
+	if (!ret)
+		ret = store_phases_list(r->s, r->run_id, &r->phases, &r->nphases);
+	if (!ret && r->nphases != r->plan.nphases)
+		ret = -EBADMSG;
+	for (size_t i = 0; !ret && i < r->nphases; i++)
+		if (strcmp(r->phases[i].kind, plan_kind_name(r->plan.phases[i].kind)))
+			ret = -EBADMSG;
+	if (ret) {
+		if (ret == -EBADMSG || ret == -EINVAL)
+			runner_fail(r, ret, "the stored plan and phases of run %lld disagree: %s",
+				    (long long)r->run_id, ret == -EINVAL ? err : "phase list");
+		else
+			runner_fail(r, ret, "%s", store_errmsg(r->s));
+		goto failed;
+	}
+	if (r->run.started_ns)
+		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_RESUMED, NULL,
+			     "run %lld resumed in state %s", (long long)r->run_id, r->run.state);
+	else
+		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_STARTED, NULL,
+			     "run %lld '%s' started on %s", (long long)r->run_id, r->run.name,
+			     r->plan.device);
+
+	for (size_t i = 0; i < r->nphases; i++) {
+		struct store_phase *p = &r->phases[i];
+
+		if (!strcmp(p->state, "done") || !strcmp(p->state, "skipped"))
+			continue;
+		ret = runner_phase(r, p, &r->plan.phases[i]);
+		if (ret == -EINTR) {
+			(void)runner_save_phase(r, p);
+			runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_PAUSED, NULL,
+				     "run %lld paused in phase %d (%s); it resumes when plateaud "
+				     "starts again",
+				     (long long)r->run_id, p->seq, p->kind);
+			r->cur = NULL;
+			return -EINTR;
+		}
+		if (ret == -ECANCELED) {
+			runner_end_phase(r, p, "stopped");
+			r->cur = NULL;
+			runner_fail(r, ret, "stopped by request");
+			(void)runner_set_run_state(r, "stopped", "stopped by request");
+			runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_STOPPED, NULL,
+				     "run %lld stopped by request in phase %d (%s)",
+				     (long long)r->run_id, p->seq, p->kind);
+			return ret;
+		}
+		if (ret) {
+			if (!*r->err)
+				runner_fail(r, ret, "%s", strerror(-ret));
+			runner_end_phase(r, p, "failed");
+			goto failed;
+		}
+		runner_end_phase(r, p, "done");
+		runner_event(r, RUNNER_PRIO_INFO, RUNNER_EV_PHASE_ENDED, p->result,
+			     "phase %d %s %s done", p->seq, p->kind, p->name);
+		r->cur = NULL;
+	}
+	r->cur = NULL;
+	if ((ret = runner_set_run_state(r, "done", NULL)))
+		return ret;
+	runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_DONE, NULL, "run %lld done",
+		     (long long)r->run_id);
+	return 0;
+failed:
+	snprintf(err, sizeof(err), "%s", r->err);
+	(void)runner_set_run_state(r, "failed", err);
+	snprintf(r->err, sizeof(r->err), "%s", err);
+	runner_event(r, RUNNER_PRIO_ERR, RUNNER_EV_FAILED, NULL, "run %lld failed: %s",
+		     (long long)r->run_id, err);
+	r->cur = NULL;
+	return ret ? ret : -EIO;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PLATEAU_RUNNER_H
+#define PLATEAU_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sample.h"
+#include "steady.h"
+#include "store.h"
+#include "target.h"
+
+/*
+ * runner: carries out a run's plan, phase by phase, committing every
+ * sample, every state change and every event to the store as it happens,
+ * so that a run interrupted anywhere (kill -9, reboot, SIGTERM) resumes
+ * where it was: a fill from its last committed offset, a precondition with
+ * its next round (after a "gap" event), a sweep at its first unmeasured
+ * point, an erase restarted (an NVMe sanitize in progress is polled, never
+ * restarted).  The daemon and `plateau run` both drive runs through here.
+ *
+ * Safety: before each phase that writes, the device at the plan's path is
+ * identified again and must match the identifier the plan names, and must
+ * not be in use (target.h); the engine then opens it O_EXCL.
+ *
+ * Run states follow DESIGN.md: queued -> erasing -> filling ->
+ * preconditioning -> sweeping -> done, or failed / stopped.  A
+ * preconditioning phase that does not reach steady state within its limits
+ * is recorded as not steady (event "steady-not-reached") and the run goes
+ * on to its next phase: the sweep still measures, and `plateau show` says
+ * the drive was not steady.
+ *
+ * Threads: runner_run() blocks and uses the store from its own thread;
+ * runner_stop() may be called from any thread.
+ */
+
+/* Event kinds (the daemon maps each to a journal MESSAGE_ID). */
+#define RUNNER_EV_CREATED "run-created"
+#define RUNNER_EV_STARTED "run-started"
+#define RUNNER_EV_RESUMED "run-resumed"
+#define RUNNER_EV_PAUSED "run-paused"
+#define RUNNER_EV_DONE "run-done"
+#define RUNNER_EV_FAILED "run-failed"
+#define RUNNER_EV_STOPPED "run-stopped"
+#define RUNNER_EV_PHASE_STARTED "phase-started"
+#define RUNNER_EV_PHASE_ENDED "phase-ended"
+#define RUNNER_EV_GAP "gap"
+#define RUNNER_EV_ERASE_PROGRESS "erase-progress"
+#define RUNNER_EV_ERASE_VERIFY "erase-verify"
+#define RUNNER_EV_STEADY_REACHED "steady-reached"
+#define RUNNER_EV_STEADY_LOST "steady-lost"
+#define RUNNER_EV_STEADY_NOT_REACHED "steady-not-reached"
+#define RUNNER_EV_POINT "point-measured"
+
+/* syslog priorities, without pulling <syslog.h> into every user */
+enum runner_prio {
+	RUNNER_PRIO_ERR = 3,
+	RUNNER_PRIO_WARNING = 4,
+	RUNNER_PRIO_NOTICE = 5,
+	RUNNER_PRIO_INFO = 6,
+};
+
+struct runner_event {
+	int64_t id; /* events row */
+	int64_t run_id;
+	int64_t phase_id;  /* 0: the run as a whole */
+	int phase_seq;     /* 0: none */
+	const char *phase_kind;
+	const char *kind;
+	const char *message;
+	const char *data; /* JSON, may be NULL */
+	int priority;
+	const char *device;
+	const char *serial;
+};
+
+/* What the run is doing, after every sample or progress step. */
+struct runner_status {
+	int64_t run_id;
+	const char *run_name;
+	const char *run_state;
+	const char *device;
+	const char *serial;
+	int phase_seq;
+	const char *phase_kind;
+	const char *phase_name;
+	const struct sample *sample; /* NULL for progress-only updates */
+	int64_t rounds;              /* full samples of the phase so far */
+	double progress;             /* 0..1, -1 unknown */
+	bool steady;                 /* the latest judgement */
+	int64_t steady_round;
+	const struct steady_result *evidence; /* NULL when not judged */
+	unsigned int window;
+	unsigned int threads, iodepth;
+};
+
+struct runner_ops {
+	void (*event)(void *ctx, const struct runner_event *ev);
+	void (*status)(void *ctx, const struct runner_status *st);
+};
+
+struct runner;
+
+/**
+ * runner_create_run() - record a new run (queued) with its phases
+ * @s: writable store
+ * @plan_text: the plan as given (stored verbatim)
+ * @plan_file: its name, for messages
+ * @id: the drive's identity, read by the caller, who has checked that the
+ *      plan names it
+ * @host: host name for the record
+ * @run_id: the new run's id
+ * @err: why not
+ *
+ * Return: 0, -EINVAL for a plan that does not parse, -errno from the store.
+ */
+int runner_create_run(struct store *s, const char *plan_text, const char *plan_file,
+		      const struct target_identity *id, const char *host, int64_t *run_id,
+		      char *err, size_t errlen);
+
+/* A runner for @run_id; @ops and @ctx may be NULL.  -ENOMEM only. */
+int runner_new(struct store *s, int64_t run_id, const struct runner_ops *ops, void *ctx,
+	       struct runner **ret);
+
+/**
+ * runner_run() - run (or resume) the run to its end
+ * @r: runner
+ *
+ * Return: 0 when the run is done (or was already over), -EINTR when paused
+ * by runner_stop(r, true) (state kept for resume), -ECANCELED when stopped
+ * by runner_stop(r, false), another -errno when the run failed; the message
+ * is runner_errmsg().
+ */
+int runner_run(struct runner *r);
+const char *runner_errmsg(const struct runner *r);
+/* Stop at the next step: @pause keeps the run resumable (daemon shutdown),
+ * else it ends "stopped".  Any thread. */
+void runner_stop(struct runner *r, bool pause);
+void runner_free(struct runner *r);
+
+#endif

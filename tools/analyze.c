@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/* analyze: steady-state judgement of a CSV or a fio log from elsewhere. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "import.h"
+#include "judge.h"
+#include "parse.h"
+
+#define ANALYZE_MAX_BYTES (1024L * 1024 * 1024)
+
+/* Read all of @path ("-": stdin) into memory. */
+static int analyze_slurp(const char *path, char **buf, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	size_t cap = 65536, n = 0;
+	char *b;
+
+	if (!f)
+		return -errno;
+	b = malloc(cap);
+	while (b) {
+		size_t got;
+
+		if (n == cap) {
+			char *nb;
+
+			if (cap >= (size_t)ANALYZE_MAX_BYTES) {
+				free(b);
+				b = NULL;
+				errno = EFBIG;
+				break;
+			}
+			nb = realloc(b, cap * 2);
+			if (!nb) {
+				free(b);
+				b = NULL;
+				break;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		got = fread(b + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (b && ferror(f)) {
+		free(b);
+		b = NULL;
+		errno = EIO;
+	}
+	if (f != stdin)
+		fclose(f);
+	if (!b)
+		return -(errno ? errno : ENOMEM);
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* A fio log starts with a line of numbers ("1000, 5123, 1, 4096, 0"). */
+static bool analyze_looks_fio(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (buf[i] == '\n' || buf[i] == '\r' || buf[i] == ' '))
+		i++;
+	if (i >= len || !isdigit((unsigned char)buf[i]))
+		return false;
+	for (; i < len && buf[i] != '\n'; i++)
+		if (!isdigit((unsigned char)buf[i]) && !strchr(", \r.xX", buf[i]) &&
+		    !isxdigit((unsigned char)buf[i]))
+			return false;
+	return true;
+}
+
+int cmd_analyze(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "column", required_argument, NULL, 'c' },
+		{ "round", required_argument, NULL, 'r' },
+		{ "log", required_argument, NULL, 'l' },
+		JUDGE_LONG_OPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct import_series series = { 0 };
+	struct import_error ierr = { 0 };
+	const char *column = NULL, *path;
+	int log_kind = -1, opt, r;
+	struct judge_opts jo;
+	double round_s = 60.0;
+	char *buf = NULL, name[128];
+	json_object *src;
+	size_t len = 0;
+	bool fio;
+	FILE *f;
+
+	judge_opts_init(&jo);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			column = optarg;
+			break;
+		case 'r':
+			if (parse_double(optarg, &round_s) || round_s < 0.001 || round_s > 86400 * 7)
+				return cli_error(CLI_USAGE,
+						 "--round: expected seconds per round (e.g. 60), not "
+						 "'%s'",
+						 optarg);
+			break;
+		case 'l':
+			log_kind = import_log_kind_parse(optarg);
+			if (log_kind < 0)
+				return cli_error(CLI_USAGE,
+						 "--log: '%s' is not one of iops, bw, lat, clat, slat",
+						 optarg);
+			break;
+		default:
+			if (opt >= JUDGE_OPT_BASE && opt != JUDGE_OPT_BASE + 6) {
+				if ((r = judge_opt(&jo, opt, optarg)))
+					return r;
+				break;
+			}
+			if (opt == JUDGE_OPT_BASE + 6)
+				return cli_error(CLI_USAGE, "analyze judges one series: use --column "
+							    "(CSV) or --log (fio), not --metric");
+			return cli_usage("analyze");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage("analyze");
+	path = argv[optind];
+	r = analyze_slurp(path, &buf, &len);
+	if (r)
+		return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s: %s", path,
+				 strerror(-r));
+	fio = log_kind >= 0 || (strcmp(path, "-") && import_log_kind_detect(path) >= 0) ||
+	      analyze_looks_fio(buf, len);
+	if (fio && column) {
+		free(buf);
+		return cli_error(CLI_USAGE, "%s: --column is for CSV files; this is a fio log", path);
+	}
+	f = fmemopen(buf, len ? len : 1, "r");
+	if (!f) {
+		free(buf);
+		return cli_error(CLI_USAGE, "%s: %s", path, strerror(errno));
+	}
+	if (!len)
+		(void)fgetc(f); /* an empty file: fmemopen needs one byte; skip it */
+	if (fio)
+		r = import_fiolog(f, strcmp(path, "-") ? path : NULL,
+				  log_kind >= 0 ? (enum import_log_kind)log_kind : IMPORT_LOG_DETECT,
+				  round_s, &series, &ierr);
+	else
+		r = import_csv(f, column, &series, &ierr);
+	fclose(f);
+	free(buf);
+	if (r) {
+		if (ierr.line)
+			return cli_error(CLI_USAGE, "%s:%zu: %s", path, ierr.line, ierr.msg);
+		return cli_error(CLI_USAGE, "%s: %s", path, *ierr.msg ? ierr.msg : strerror(-r));
+	}
+	if (fio && series.partial_dropped)
+		cli_warn("%s: the last %.1f s do not fill a round of %g s and are left out", path,
+			 series.partial_s, round_s);
+
+	jo.series_name = fio ? import_log_kind_name(series.kind) : (column ? column : "iops");
+	jo.series_unit = series.unit;
+	if ((r = judge_resolve(&jo)))
+		goto out;
+	jo.nmetrics = 1;
+	snprintf(name, sizeof(name), "%s", path);
+	src = json_object_new_object();
+	json_object_object_add(src, "file", json_object_new_string(path));
+	json_object_object_add(src, "format", json_object_new_string(fio ? "fio-log" : "csv"));
+	json_object_object_add(src, "entries", json_object_new_int64((int64_t)series.entries));
+	if (fio)
+		json_object_object_add(src, "round_s", json_object_new_double(round_s));
+	{
+		const double *ys[1] = { series.values };
+
+		r = judge_report(name, src, ys, series.n, &jo, cli->format, stdout, NULL);
+	}
+out:
+	import_series_free(&series);
+	return r;
+}
