@@ -18,6 +18,7 @@ enum cli_exit {
 	CLI_USAGE = 2,     /* usage error or bad input */
 	CLI_NOTFOUND = 3,  /* no such run/phase/file/database */
 	CLI_NODAEMON = 4,  /* the daemon is unreachable */
+	CLI_FAILED = 5,    /* the run failed (plateau run, plateau wait) */
 };
 
 enum cli_format {
@@ -83,5 +84,6 @@ int cmd_samples(struct cli *cli, int argc, char **argv);
 int cmd_steady(struct cli *cli, int argc, char **argv);
 int cmd_analyze(struct cli *cli, int argc, char **argv);
 int cmd_migrate(struct cli *cli, int argc, char **argv);
+int cmd_run(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -115,7 +115,8 @@ int judge_opts_from_params(struct judge_opts *o, const char *json)
 		json_object_put(root);
 		return -EINVAL;
 	}
-	if (json_object_object_get_ex(root, "criterion", &v)) {
+	if (json_object_object_get_ex(root, "criterion", &v) &&
+	    strcmp(json_object_get_string(v), "none")) {
 		int c = steady_criterion_parse(json_object_get_string(v));
 
 		if (c < 0)

@@ -61,6 +61,33 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  those of `plateau steady`.  Exit status: 0 steady, 1 not steady.\n" FORMAT_HELP,
 	  cmd_analyze, true },
 
+	{ "run",
+	  "--target PATH --profile NAME [--threads T] [--iodepth Q] [--interval 1s]\n"
+	  "       [--duration 30s] [--steady snia|fio-slope|fio-dev|none ...] [--fill-passes N] ...",
+	  "a run in the foreground (scripts, tests), recorded in the database",
+	  "  Writes a plan from the options, records the run and carries it out with\n"
+	  "  the daemon's code, printing a line per sample.  Ctrl-C stops it.\n"
+	  "  --target PATH       block device or regular file\n"
+	  "  --serial ID         the drive's serial (or EUI64/NGUID/WWN); required for a\n"
+	  "                      block device: plateau writes only to a drive you name\n"
+	  "  --profile NAME      4k-randwrite 4k-randread 8k-7030 64k-randwrite\n"
+	  "                      64k-randread 128k-seqwrite 128k-seqread fileserver webserver\n"
+	  "  --rw RW --bssplit B [--rwmix P]   a custom workload (fio syntax)\n"
+	  "  --threads T --iodepth Q           load (default 1 x 32)\n"
+	  "  --interval D        sample interval (default 60s; 100ms at least)\n"
+	  "  --duration D        stop after this long\n"
+	  "  --steady C          snia, fio-slope, fio-dev: stop at steady state (with\n"
+	  "                      --window --data-limit --slope-limit --absolute\n"
+	  "                      --max-rounds --metric as for `plateau steady`);\n"
+	  "                      none (default): just measure\n"
+	  "  --after-steady A    stop (default) or continue (and report if it is lost)\n"
+	  "  --fill-passes N [--fill-bs B]     sequential fill first (WIPC)\n"
+	  "  --erase METHOD      erase first (see plateau.plan(5))\n"
+	  "  --footprint P%|SIZE [--offset SIZE]  the region (ActiveRange)\n"
+	  "  --name NAME --seed N --quiet\n"
+	  "  Exit status: 0 done (and steady, with --steady), 1 not steady or stopped,\n"
+	  "  2 bad input, 3 target not found, 5 the run failed.\n",
+	  cmd_run, false },
 	{ "migrate", "", "upgrade the database schema (the daemon does this on start)", "", cmd_migrate,
 	  false },
 	{ "help", "[COMMAND]", "this list, or the help of one command", "", cmd_help, false },
@@ -87,7 +114,7 @@ static void cli_overview(FILE *f)
 		   "                 " CLI_DEFAULT_SOCKET ")\n"
 		   "  --json, --csv  machine-readable output\n\n"
 		   "Exit status: 0 ok or steady; 1 not steady, not reached or timed out;\n"
-		   "2 usage or bad input; 3 not found; 4 daemon unreachable.\n");
+		   "2 usage or bad input; 3 not found; 4 daemon unreachable; 5 the run failed.\n");
 }
 
 static void cli_help_of(const struct cli_cmd *c)

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+/*
+ * run: `plateau run`, a run in the foreground, for scripts and tests.  It
+ * writes a plan from its options, records the run in the database and
+ * carries it out through the same runner the daemon uses.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "erase.h"
+#include "parse.h"
+#include "profile.h"
+#include "runner.h"
+#include "sample.h"
+#include "target.h"
+
+static struct runner *run_runner;
+
+static void run_signal(int sig)
+{
+	(void)sig;
+	if (run_runner)
+		runner_stop(run_runner, false);
+}
+
+struct run_ctx {
+	bool quiet;
+	int last_phase;
+};
+
+static void run_event(void *ctx, const struct runner_event *ev)
+{
+	struct run_ctx *c = ctx;
+
+	if (c->quiet && ev->priority > RUNNER_PRIO_NOTICE)
+		return;
+	fprintf(stderr, "plateau: %s: %s\n", ev->kind, ev->message);
+}
+
+static void run_status(void *ctx, const struct runner_status *st)
+{
+	struct run_ctx *c = ctx;
+	const struct sample *s = st->sample;
+	double secs;
+
+	if (!s || c->quiet)
+		return;
+	secs = (double)(s->end_ns - s->start_ns) / 1e9;
+	printf("phase %d %-12s %s %5lld %7.1fs  %10.0f IOPS  %9.2f MB/s  lat %8.1f us  p99 %8.1f "
+	       "us  max %9.1f us",
+	       st->phase_seq, st->phase_kind, s->partial ? "part " : "round", (long long)s->seq,
+	       secs, sample_metric(s, SAMPLE_METRIC_IOPS), sample_metric(s, SAMPLE_METRIC_BW),
+	       sample_metric(s, SAMPLE_METRIC_LAT), sample_metric(s, SAMPLE_METRIC_P99),
+	       sample_metric(s, SAMPLE_METRIC_LAT_MAX));
+	if (s->errors)
+		printf("  errors %llu", (unsigned long long)s->errors);
+	if (st->progress >= 0)
+		printf("  %5.1f%%", 100.0 * st->progress);
+	if (st->steady)
+		printf("  steady since round %lld", (long long)st->steady_round);
+	printf("\n");
+	fflush(stdout);
+}
+
+static const struct runner_ops run_ops = {
+	.event = run_event,
+	.status = run_status,
+};
+
+/* Append "key = value\n" to the plan text. */
+static int run_kv(char **plan, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int run_kv(char **plan, size_t *len, const char *fmt, ...)
+{
+	char line[1024];
+	size_t n;
+	char *p;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	n = strlen(line);
+	p = realloc(*plan, *len + n + 1);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p + *len, line, n + 1);
+	*plan = p;
+	*len += n;
+	return 0;
+}
+
+/* Reject characters that would change the meaning of the generated plan. */
+static int run_plain(const char *opt, const char *v)
+{
+	if (strpbrk(v, "\n\r[]=") || !*v)
+		return cli_error(CLI_USAGE, "--%s: '%s' contains a character a plan cannot hold",
+				 opt, v);
+	return 0;
+}
+
+static int run_mkdir_parent(const char *path)
+{
+	char *copy = strdup(path), *dir;
+	struct stat st;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	if (stat(dir, &st) < 0 && errno == ENOENT) {
+		if (mkdir(dir, 0750) < 0 && errno != EEXIST)
+			r = -errno;
+	}
+	free(copy);
+	return r;
+}
+
+int cmd_run(struct cli *cli, int argc, char **argv)
+{
+	enum {
+		O_TARGET = 0x100, O_PROFILE, O_RW, O_BSSPLIT, O_RWMIX, O_THREADS, O_IODEPTH,
+		O_INTERVAL, O_DURATION, O_STEADY, O_WINDOW, O_DATA, O_SLOPE, O_MAXR, O_METRIC,
+		O_FILLP, O_FILLBS, O_FOOT, O_OFFSET, O_SERIAL, O_NAME, O_SEED, O_ERASE, O_AFTER,
+		O_QUIET, O_ABS,
+	};
+	static const struct option opts[] = {
+		{ "target", required_argument, NULL, O_TARGET },
+		{ "profile", required_argument, NULL, O_PROFILE },
+		{ "rw", required_argument, NULL, O_RW },
+		{ "bssplit", required_argument, NULL, O_BSSPLIT },
+		{ "bs", required_argument, NULL, O_BSSPLIT },
+		{ "rwmix", required_argument, NULL, O_RWMIX },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "iodepth", required_argument, NULL, O_IODEPTH },
+		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "steady", required_argument, NULL, O_STEADY },
+		{ "window", required_argument, NULL, O_WINDOW },
+		{ "data-limit", required_argument, NULL, O_DATA },
+		{ "slope-limit", required_argument, NULL, O_SLOPE },
+		{ "absolute", no_argument, NULL, O_ABS },
+		{ "max-rounds", required_argument, NULL, O_MAXR },
+		{ "metric", required_argument, NULL, O_METRIC },
+		{ "fill-passes", required_argument, NULL, O_FILLP },
+		{ "fill-bs", required_argument, NULL, O_FILLBS },
+		{ "footprint", required_argument, NULL, O_FOOT },
+		{ "offset", required_argument, NULL, O_OFFSET },
+		{ "serial", required_argument, NULL, O_SERIAL },
+		{ "name", required_argument, NULL, O_NAME },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "erase", required_argument, NULL, O_ERASE },
+		{ "after-steady", required_argument, NULL, O_AFTER },
+		{ "quiet", no_argument, NULL, O_QUIET },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *v[O_ABS + 1 - O_TARGET] = { 0 };
+	struct run_ctx ctx = { 0 };
+	struct target_identity id;
+	struct runner *runner = NULL;
+	struct store *s = NULL;
+	char *plan = NULL, err[1024], host[128] = "";
+	size_t len = 0;
+	int64_t run_id;
+	int opt, r;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt < O_TARGET || opt > O_ABS)
+			return cli_usage("run");
+		if (v[opt - O_TARGET] && opt != O_QUIET && opt != O_ABS)
+			return cli_error(CLI_USAGE, "--%s given twice", opts[opt - O_TARGET].name);
+		v[opt - O_TARGET] = optarg ? optarg : "yes";
+		if (optarg && (r = run_plain(opts[opt - O_TARGET].name, optarg)))
+			return r;
+	}
+	if (optind != argc)
+		return cli_usage("run");
+#define V(o) v[(o) - O_TARGET]
+	if (!V(O_TARGET))
+		return cli_error(CLI_USAGE, "--target PATH is required (a block device or file)");
+	if (!V(O_PROFILE) && !V(O_RW))
+		return cli_error(CLI_USAGE, "--profile NAME (or --rw and --bssplit) is required");
+	if (V(O_PROFILE) && (V(O_RW) || V(O_BSSPLIT) || V(O_RWMIX)))
+		return cli_error(CLI_USAGE, "--profile and --rw/--bssplit/--rwmix exclude each other");
+	if ((!V(O_STEADY) || !strcmp(V(O_STEADY), "none")) && !V(O_DURATION) && !V(O_MAXR))
+		return cli_error(CLI_USAGE, "give --duration (or --max-rounds), or --steady to stop at "
+					    "steady state");
+	ctx.quiet = V(O_QUIET) != NULL;
+
+	/* the drive must be named; a regular file is named by its path */
+	r = target_identify(V(O_TARGET), &id, err, sizeof(err));
+	if (r)
+		return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s: %s", V(O_TARGET), err);
+	if (V(O_SERIAL)) {
+		if (target_match(&id, V(O_SERIAL)) == TARGET_MATCH_NONE) {
+			char desc[512];
+
+			return cli_error(CLI_USAGE, "refusing %s: it is %s, not '%s'", V(O_TARGET),
+					 target_describe(&id, desc, sizeof(desc)), V(O_SERIAL));
+		}
+	} else if (id.kind != TARGET_FILE) {
+		return cli_error(CLI_USAGE,
+				 "%s is a drive: name it with --serial (its serial is %s); plateau "
+				 "writes only to a drive the operator names",
+				 V(O_TARGET), *id.serial ? id.serial : "unknown");
+	}
+
+	r = run_kv(&plan, &len, "# written by plateau run\n[run]\ndevice = %s\nserial = %s\n",
+		   V(O_TARGET), V(O_SERIAL) ? V(O_SERIAL) : id.serial);
+	r = r ?: run_kv(&plan, &len, "name = %s\n",
+			V(O_NAME) ? V(O_NAME) : V(O_PROFILE) ? V(O_PROFILE) : "custom");
+	if (V(O_INTERVAL))
+		r = r ?: run_kv(&plan, &len, "interval = %s\n", V(O_INTERVAL));
+	if (V(O_FOOT))
+		r = r ?: run_kv(&plan, &len, "footprint = %s\n", V(O_FOOT));
+	if (V(O_OFFSET))
+		r = r ?: run_kv(&plan, &len, "offset = %s\n", V(O_OFFSET));
+	if (V(O_SEED))
+		r = r ?: run_kv(&plan, &len, "seed = %s\n", V(O_SEED));
+	if (V(O_ERASE))
+		r = r ?: run_kv(&plan, &len, "\n[erase]\nmethod = %s\n", V(O_ERASE));
+	if (V(O_FILLP) || V(O_FILLBS)) {
+		r = r ?: run_kv(&plan, &len, "\n[fill]\n");
+		if (V(O_FILLP))
+			r = r ?: run_kv(&plan, &len, "passes = %s\n", V(O_FILLP));
+		if (V(O_FILLBS))
+			r = r ?: run_kv(&plan, &len, "bs = %s\n", V(O_FILLBS));
+	}
+	r = r ?: run_kv(&plan, &len, "\n[precondition]\n");
+	if (V(O_PROFILE))
+		r = r ?: run_kv(&plan, &len, "profile = %s\n", V(O_PROFILE));
+	if (V(O_RW))
+		r = r ?: run_kv(&plan, &len, "rw = %s\n", V(O_RW));
+	if (V(O_BSSPLIT))
+		r = r ?: run_kv(&plan, &len, "bssplit = %s\n", V(O_BSSPLIT));
+	if (V(O_RWMIX))
+		r = r ?: run_kv(&plan, &len, "rwmix = %s\n", V(O_RWMIX));
+	r = r ?: run_kv(&plan, &len, "threads = %s\niodepth = %s\nsteady = %s\n",
+			V(O_THREADS) ? V(O_THREADS) : "1", V(O_IODEPTH) ? V(O_IODEPTH) : "32",
+			V(O_STEADY) ? V(O_STEADY) : "none");
+	if (V(O_WINDOW))
+		r = r ?: run_kv(&plan, &len, "window = %s\n", V(O_WINDOW));
+	if (V(O_DATA))
+		r = r ?: run_kv(&plan, &len, "data_limit = %s\n", V(O_DATA));
+	if (V(O_SLOPE))
+		r = r ?: run_kv(&plan, &len, "slope_limit = %s\n", V(O_SLOPE));
+	if (V(O_ABS))
+		r = r ?: run_kv(&plan, &len, "limits_absolute = yes\n");
+	if (V(O_MAXR))
+		r = r ?: run_kv(&plan, &len, "max_rounds = %s\n", V(O_MAXR));
+	if (V(O_METRIC))
+		r = r ?: run_kv(&plan, &len, "metrics = %s\n", V(O_METRIC));
+	if (V(O_DURATION))
+		r = r ?: run_kv(&plan, &len, "max_duration = %s\n", V(O_DURATION));
+	if (V(O_AFTER))
+		r = r ?: run_kv(&plan, &len, "after_steady = %s\n", V(O_AFTER));
+	if (r) {
+		free(plan);
+		return cli_error(CLI_USAGE, "out of memory");
+	}
+
+	if ((r = run_mkdir_parent(cli->db_path))) {
+		free(plan);
+		return cli_error(CLI_USAGE, "%s: cannot create its directory: %s", cli->db_path,
+				 strerror(-r));
+	}
+	r = store_open(cli->db_path, STORE_CREATE, &s, err, sizeof(err));
+	if (r) {
+		free(plan);
+		return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s", err);
+	}
+	(void)gethostname(host, sizeof(host) - 1);
+	/* plan errors name the option, since the operator wrote no plan */
+	r = runner_create_run(s, plan, "options", &id, host, &run_id, err, sizeof(err));
+	free(plan);
+	if (r) {
+		store_close(s);
+		return cli_error(CLI_USAGE, "%s", err);
+	}
+	printf("run %lld on %s (%s)\n", (long long)run_id, V(O_TARGET), id.serial);
+	fflush(stdout);
+	if (runner_new(s, run_id, &run_ops, &ctx, &runner)) {
+		store_close(s);
+		return cli_error(CLI_USAGE, "out of memory");
+	}
+	run_runner = runner;
+	signal(SIGINT, run_signal);
+	signal(SIGTERM, run_signal);
+	r = runner_run(runner);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	run_runner = NULL;
+	if (r) {
+		cli_error(0, "run %lld %s: %s", (long long)run_id,
+			  r == -ECANCELED ? "stopped" : "failed", runner_errmsg(runner));
+		r = r == -ECANCELED ? CLI_NOT : CLI_FAILED;
+	} else if (V(O_STEADY) && strcmp(V(O_STEADY), "none")) {
+		/* the run is done; did its precondition reach steady state? */
+		struct store_phase *ph = NULL;
+		size_t n = 0;
+
+		r = CLI_NOT;
+		if (!store_phases_list(s, run_id, &ph, &n))
+			for (size_t i = 0; i < n; i++)
+				if (!strcmp(ph[i].kind, "precondition") && ph[i].steady == 1)
+					r = CLI_OK;
+		store_phases_free(ph, n);
+		printf("run %lld done: %s\n", (long long)run_id,
+		       r == CLI_OK ? "steady state reached" : "steady state NOT reached");
+	} else {
+		printf("run %lld done\n", (long long)run_id);
+	}
+	runner_free(runner);
+	store_close(s);
+#undef V
+	return r;
+}
