@@ -352,8 +352,8 @@ static void runner_erase_progress(const struct erase_progress *p, void *userdata
 			 p->estimate_s == UINT32_MAX ? -1LL : (long long)p->estimate_s,
 			 (double)p->elapsed_ns / 1e9, p->resumed ? "true" : "false");
 		runner_event(r, RUNNER_PRIO_INFO, RUNNER_EV_ERASE_PROGRESS, data,
-			     "%s %s: %.1f%% (%s)", erase_method_name(p->method),
-			     p->resumed ? "(resumed)" : "", p->fraction < 0 ? 0 : 100.0 * p->fraction,
+			     "%s%s: %.1f%% (%s)", erase_method_name(p->method),
+			     p->resumed ? " (resumed)" : "", p->fraction < 0 ? 0 : 100.0 * p->fraction,
 			     est);
 		r->last_progress_event = p->fraction;
 		r->last_progress_ns = now;
@@ -1045,12 +1045,11 @@ int runner_run(struct runner *r)
 		goto failed;
 	}
 	if (r->run.started_ns)
-		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_RESUMED, NULL,
-			     "run %lld resumed in state %s", (long long)r->run_id, r->run.state);
+		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_RESUMED, NULL, "resumed in state %s",
+			     r->run.state);
 	else
-		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_STARTED, NULL,
-			     "run %lld '%s' started on %s", (long long)r->run_id, r->run.name,
-			     r->plan.device);
+		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_STARTED, NULL, "'%s' started on %s",
+			     r->run.name, r->plan.device);
 
 	for (size_t i = 0; i < r->nphases; i++) {
 		struct store_phase *p = &r->phases[i];
@@ -1061,9 +1060,8 @@ int runner_run(struct runner *r)
 		if (ret == -EINTR) {
 			(void)runner_save_phase(r, p);
 			runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_PAUSED, NULL,
-				     "run %lld paused in phase %d (%s); it resumes when plateaud "
-				     "starts again",
-				     (long long)r->run_id, p->seq, p->kind);
+				     "paused in phase %d (%s); it resumes when plateaud starts again",
+				     p->seq, p->kind);
 			r->cur = NULL;
 			return -EINTR;
 		}
@@ -1073,8 +1071,7 @@ int runner_run(struct runner *r)
 			runner_fail(r, ret, "stopped by request");
 			(void)runner_set_run_state(r, "stopped", "stopped by request");
 			runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_STOPPED, NULL,
-				     "run %lld stopped by request in phase %d (%s)",
-				     (long long)r->run_id, p->seq, p->kind);
+				     "stopped by request in phase %d (%s)", p->seq, p->kind);
 			return ret;
 		}
 		if (ret) {
@@ -1091,15 +1088,13 @@ int runner_run(struct runner *r)
 	r->cur = NULL;
 	if ((ret = runner_set_run_state(r, "done", NULL)))
 		return ret;
-	runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_DONE, NULL, "run %lld done",
-		     (long long)r->run_id);
+	runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_DONE, NULL, "done");
 	return 0;
 failed:
 	snprintf(err, sizeof(err), "%s", r->err);
 	(void)runner_set_run_state(r, "failed", err);
 	snprintf(r->err, sizeof(r->err), "%s", err);
-	runner_event(r, RUNNER_PRIO_ERR, RUNNER_EV_FAILED, NULL, "run %lld failed: %s",
-		     (long long)r->run_id, err);
+	runner_event(r, RUNNER_PRIO_ERR, RUNNER_EV_FAILED, NULL, "failed: %s", err);
 	r->cur = NULL;
 	return ret ? ret : -EIO;
 }

@@ -85,5 +85,9 @@ int cmd_steady(struct cli *cli, int argc, char **argv);
 int cmd_analyze(struct cli *cli, int argc, char **argv);
 int cmd_migrate(struct cli *cli, int argc, char **argv);
 int cmd_run(struct cli *cli, int argc, char **argv);
+int cmd_start(struct cli *cli, int argc, char **argv);
+int cmd_stop(struct cli *cli, int argc, char **argv);
+int cmd_status(struct cli *cli, int argc, char **argv);
+int cmd_wait(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -16,6 +16,23 @@ static int cmd_version(struct cli *cli, int argc, char **argv);
 #define FORMAT_HELP "  --json | --csv      one JSON document / CSV with a header row\n"
 
 static const struct cli_cmd cli_cmds[] = {
+	{ "start", "PLAN [--dry-run]", "hand a plan to plateaud",
+	  "  The daemon identifies the drive, checks that the plan names it (serial,\n"
+	  "  EUI64, NGUID or WWN) and that it is neither in use nor busy, records the\n"
+	  "  run and starts it.  --dry-run shows the identity, the checks and the erase\n"
+	  "  method that would run, and starts nothing.\n"
+	  "  --json              the daemon's answer as JSON\n",
+	  cmd_start, true },
+	{ "stop", "RUN", "stop a run (it ends 'stopped'; what was measured is kept)", "", cmd_stop,
+	  false },
+	{ "status", "[RUN]", "the runs plateaud is carrying out: phase, progress, last sample",
+	  "  --json              the daemon's answer as JSON\n", cmd_status, true },
+	{ "wait", "RUN [--for steady|done] [--timeout D]",
+	  "wait until a run reaches steady state or ends",
+	  "  Reads the database, so it works wherever the database is visible.\n"
+	  "  Exit status: 0 reached; 1 timed out, or the run ended without reaching it\n"
+	  "  (stopped, or done without steady state); 5 the run failed; 3 no such run.\n",
+	  cmd_wait, false },
 	{ "runs", "[--serial S] [--state STATE|active] [--since WHEN] [--until WHEN]",
 	  "list the runs in the database",
 	  "  --serial S          runs on the drive with this serial (or EUI64/NGUID/WWN)\n"

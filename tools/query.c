@@ -320,21 +320,60 @@ static json_object *show_json_time(int64_t ns)
 	return ns ? json_object_new_string(cli_fmt_iso(buf, sizeof(buf), ns)) : NULL;
 }
 
-static void show_print_json_text(const char *label, const char *json)
+/* The erase record (lib/runner.c runner_erase_json) in words. */
+static void show_erase(const struct store_phase *p)
 {
-	json_object *o = json ? json_tokener_parse(json) : NULL;
+	json_object *o = p->result ? json_tokener_parse(p->result) : NULL, *v, *a;
 
-	if (!o)
+	printf("\nerase (phase %d)\n", p->seq);
+	if (!o) {
+		printf("  no record\n");
 		return;
-	printf("%s\n", label);
-	json_object_object_foreach(o, key, val)
-	{
-		printf("  %-18s %s\n", key,
-		       json_object_is_type(val, json_type_string)
-			       ? json_object_get_string(val)
-			       : json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN |
-								     JSON_C_TO_STRING_NOSLASHESCAPE));
 	}
+	printf("  method     %s (asked for %s)%s\n",
+	       json_object_get_string(json_object_object_get(o, "method")),
+	       json_object_get_string(json_object_object_get(o, "requested")),
+	       json_object_get_boolean(json_object_object_get(o, "resumed"))
+		       ? ", a sanitize found running after a restart"
+		       : "");
+	if (json_object_object_get_ex(o, "attempts", &a))
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			json_object *t = json_object_array_get_idx(a, i);
+
+			printf("  %-10s %s: %s%s\n", i ? "" : "attempts",
+			       json_object_get_string(json_object_object_get(t, "method")),
+			       json_object_get_boolean(json_object_object_get(t, "ok")) ? "ok"
+			       : json_object_get_boolean(json_object_object_get(t, "sent"))
+				       ? "REJECTED"
+				       : "not sent",
+			       "");
+			printf("  %-10s   %s\n", "",
+			       json_object_get_string(json_object_object_get(t, "message")));
+		}
+	if (json_object_object_get_ex(o, "warnings", &a))
+		for (size_t i = 0; i < json_object_array_length(a); i++)
+			printf("  %-10s %s\n", "warning",
+			       json_object_get_string(json_object_array_get_idx(a, i)));
+	if (json_object_object_get_ex(o, "verify", &v)) {
+		if (!json_object_get_boolean(json_object_object_get(v, "done")))
+			printf("  verify     not done\n");
+		else
+			printf("  verify     %s: %d of %d sampled ranges read as 0x%02x (%d zero, %d "
+			       "0xff, %d other)\n",
+			       json_object_get_boolean(json_object_object_get(v, "passed")) ? "passed"
+											: "FAILED",
+			       json_object_get_int(json_object_object_get(
+				       v, json_object_get_int(json_object_object_get(v, "expect"))
+						  ? "ranges_ones"
+						  : "ranges_zero")),
+			       json_object_get_int(json_object_object_get(v, "ranges")),
+			       json_object_get_int(json_object_object_get(v, "expect")),
+			       json_object_get_int(json_object_object_get(v, "ranges_zero")),
+			       json_object_get_int(json_object_object_get(v, "ranges_ones")),
+			       json_object_get_int(json_object_object_get(v, "ranges_other")));
+	}
+	if (json_object_object_get_ex(o, "error", &v))
+		printf("  error      %s\n", json_object_get_string(v));
 	json_object_put(o);
 }
 
@@ -538,10 +577,8 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		} else if (!strcmp(p->kind, "sweep")) {
 			if ((r = show_points(s, p, doc ? json_object_array_get_idx(jphases, i) : NULL)))
 				goto out;
-		} else if (!doc && !strcmp(p->kind, "erase") && p->result) {
-			printf("\n");
-			snprintf(buf, sizeof(buf), "erase (phase %d)", p->seq);
-			show_print_json_text(buf, p->result);
+		} else if (!doc && !strcmp(p->kind, "erase")) {
+			show_erase(p);
 		}
 	}
 

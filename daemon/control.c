@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: MIT
+/*
+ * control: the control socket.  One JSON object per line each way.  Peers
+ * must be root or in the "plateau" group (SO_PEERCRED, SO_PEERGROUPS);
+ * every request is length-checked and validated field by field before
+ * anything is done, and a bad request gets an error, never a crash.
+ *
+ *   {"cmd":"start","plan":TEXT[,"file":NAME][,"dry_run":BOOL]}
+ *   {"cmd":"stop","run":N}
+ *   {"cmd":"status"[,"run":N]}
+ *   {"cmd":"list"}
+ *
+ * Replies: {"ok":true,...} or {"ok":false,"error":TEXT}.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <systemd/sd-daemon.h>
+
+#include "erase.h"
+#include "plan.h"
+#include "plateaud.h"
+#include "target.h"
+#include "version.h"
+
+struct client {
+	struct manager *m;
+	int fd;
+	sd_event_source *src;
+	char *buf;
+	size_t len, cap;
+	bool closing;
+	uid_t uid;
+	pid_t pid;
+};
+
+static void client_free(struct client *c)
+{
+	if (!c)
+		return;
+	sd_event_source_unref(c->src);
+	close(c->fd);
+	c->m->nclients--;
+	free(c->buf);
+	free(c);
+}
+
+/* Write a whole reply line; the socket is blocking for writes with a
+ * timeout, so a stuck peer cannot hold the loop for long. */
+static void client_reply(struct client *c, json_object *o)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t n = strlen(s), off = 0;
+
+	while (off < n) {
+		ssize_t w = send(c->fd, s + off, n - off, MSG_NOSIGNAL);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			c->closing = true;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (!c->closing && send(c->fd, "\n", 1, MSG_NOSIGNAL) != 1)
+		c->closing = true;
+	json_object_put(o);
+}
+
+static void client_error(struct client *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void client_error(struct client *c, const char *fmt, ...)
+{
+	json_object *o = json_object_new_object();
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_object_object_add(o, "ok", json_object_new_boolean(0));
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	client_reply(c, o);
+}
+
+static json_object *reply_ok(void)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ok", json_object_new_boolean(1));
+	return o;
+}
+
+/* Every key of @req must be in @allowed; returns the first that is not. */
+static const char *unknown_field(json_object *req, const char *const *allowed)
+{
+	json_object_object_foreach(req, key, val)
+	{
+		bool ok = false;
+
+		(void)val;
+		for (size_t i = 0; allowed[i]; i++)
+			if (!strcmp(key, allowed[i]))
+				ok = true;
+		if (!ok)
+			return key;
+	}
+	return NULL;
+}
+
+/* "run": a positive integer */
+static int get_run_id(struct client *c, json_object *req, bool required, int64_t *id)
+{
+	json_object *v;
+
+	*id = 0;
+	if (!json_object_object_get_ex(req, "run", &v)) {
+		if (required)
+			client_error(c, "missing field 'run' (a run number)");
+		return required ? -EINVAL : 0;
+	}
+	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 1) {
+		client_error(c, "field 'run': expected a positive integer");
+		return -EINVAL;
+	}
+	*id = json_object_get_int64(v);
+	return 0;
+}
+
+static json_object *run_json(struct drun *r)
+{
+	json_object *o = json_object_new_object();
+	char buf[64];
+
+	pthread_mutex_lock(&r->lock);
+	json_object_object_add(o, "run", json_object_new_int64(r->id));
+	json_object_object_add(o, "name", json_object_new_string(r->name));
+	json_object_object_add(o, "state", json_object_new_string(r->st.state));
+	json_object_object_add(o, "device", json_object_new_string(r->device));
+	json_object_object_add(o, "serial", json_object_new_string(r->serial));
+	json_object_object_add(o, "phase", json_object_new_int(r->st.phase_seq));
+	json_object_object_add(o, "phase_kind", json_object_new_string(r->st.phase_kind));
+	json_object_object_add(o, "phase_name", json_object_new_string(r->st.phase_name));
+	json_object_object_add(o, "progress",
+			       r->st.progress >= 0 ? json_object_new_double(r->st.progress) : NULL);
+	json_object_object_add(o, "rounds", json_object_new_int64(r->st.rounds));
+	json_object_object_add(o, "window", json_object_new_int((int)r->st.window));
+	json_object_object_add(o, "steady", json_object_new_boolean(r->st.steady));
+	json_object_object_add(o, "steady_round", r->st.steady ? json_object_new_int64(r->st.steady_round)
+							       : NULL);
+	json_object_object_add(o, "steady_lost", json_object_new_boolean(r->st.steady_lost));
+	json_object_object_add(o, "threads", json_object_new_int((int)r->st.threads));
+	json_object_object_add(o, "iodepth", json_object_new_int((int)r->st.iodepth));
+	json_object_object_add(o, "interval_s", json_object_new_double((double)r->interval_ns / 1e9));
+	if (r->st.last_sample_ns) {
+		json_object_object_add(o, "last_sample_ns", json_object_new_int64(r->st.last_sample_ns));
+		json_object_object_add(o, "last_round", json_object_new_int64(r->st.last_seq));
+		snprintf(buf, sizeof(buf), "%.1f", r->st.iops);
+		json_object_object_add(o, "iops", json_object_new_double_s(r->st.iops, buf));
+		snprintf(buf, sizeof(buf), "%.2f", r->st.bw_mbps);
+		json_object_object_add(o, "bw_mbps", json_object_new_double_s(r->st.bw_mbps, buf));
+		snprintf(buf, sizeof(buf), "%.1f", r->st.lat_us);
+		json_object_object_add(o, "lat_mean_us", json_object_new_double_s(r->st.lat_us, buf));
+		snprintf(buf, sizeof(buf), "%.1f", r->st.p99_us);
+		json_object_object_add(o, "lat_p99_us", json_object_new_double_s(r->st.p99_us, buf));
+	}
+	pthread_mutex_unlock(&r->lock);
+	return o;
+}
+
+static void do_status(struct client *c, json_object *req)
+{
+	static const char *const allowed[] = { "cmd", "run", NULL };
+	const char *bad = unknown_field(req, allowed);
+	json_object *o, *arr;
+	int64_t id;
+
+	if (bad) {
+		client_error(c, "unknown field '%s' in a status request (expected cmd, run)", bad);
+		return;
+	}
+	if (get_run_id(c, req, false, &id))
+		return;
+	o = reply_ok();
+	arr = json_object_new_array();
+	for (struct drun *r = c->m->runs; r; r = r->next)
+		if (!id || r->id == id)
+			json_object_array_add(arr, run_json(r));
+	if (id && !json_object_array_length(arr)) {
+		json_object_put(arr);
+		json_object_put(o);
+		client_error(c, "run %lld is not running in this daemon", (long long)id);
+		return;
+	}
+	json_object_object_add(o, "runs", arr);
+	json_object_object_add(o, "version", json_object_new_string(PLATEAU_VERSION));
+	json_object_object_add(o, "database", json_object_new_string(c->m->db_path));
+	client_reply(c, o);
+}
+
+static void do_stop(struct client *c, json_object *req)
+{
+	static const char *const allowed[] = { "cmd", "run", NULL };
+	const char *bad = unknown_field(req, allowed);
+	struct drun *r;
+	int64_t id;
+
+	if (bad) {
+		client_error(c, "unknown field '%s' in a stop request (expected cmd, run)", bad);
+		return;
+	}
+	if (get_run_id(c, req, true, &id))
+		return;
+	r = manager_find_run(c->m, id);
+	if (!r) {
+		client_error(c, "run %lld is not running in this daemon", (long long)id);
+		return;
+	}
+	log_msg(5, "run %lld: stop requested by uid %u (pid %d)", (long long)id, (unsigned)c->uid,
+		(int)c->pid);
+	runner_stop(r->runner, false);
+	json_object *o = reply_ok();
+
+	json_object_object_add(o, "run", json_object_new_int64(id));
+	client_reply(c, o);
+}
+
+static json_object *identity_json(const struct target_identity *id)
+{
+	json_object *o = json_object_new_object();
+	char buf[256];
+
+	json_object_object_add(o, "device", json_object_new_string(id->path));
+	json_object_object_add(o, "kind", json_object_new_string(target_kind_name(id->kind)));
+	json_object_object_add(o, "model", json_object_new_string(id->model));
+	json_object_object_add(o, "serial", json_object_new_string(id->serial));
+	json_object_object_add(o, "firmware", json_object_new_string(id->firmware));
+	json_object_object_add(o, "eui64", json_object_new_string(id->eui64));
+	json_object_object_add(o, "nguid", json_object_new_string(id->nguid));
+	json_object_object_add(o, "wwn", json_object_new_string(id->wwn));
+	json_object_object_add(o, "capacity_bytes", json_object_new_int64((int64_t)id->capacity_bytes));
+	json_object_object_add(o, "lba_bytes", json_object_new_int64(id->lba_bytes));
+	json_object_object_add(o, "erase_methods",
+			       json_object_new_string(erase_methods_str(id->erase_methods, buf,
+									sizeof(buf))));
+	return o;
+}
+
+static void do_start(struct client *c, json_object *req)
+{
+	static const char *const allowed[] = { "cmd", "plan", "file", "dry_run", NULL };
+	const char *bad = unknown_field(req, allowed), *text, *file = "plan";
+	struct target_identity id;
+	struct target_inuse u;
+	json_object *v, *o, *phases;
+	bool dry_run = false;
+	char err[1024], desc[512], host[128] = "";
+	struct plan plan;
+	struct drun *busy;
+	int64_t run_id;
+	int ret;
+
+	if (bad) {
+		client_error(c, "unknown field '%s' in a start request (expected cmd, plan, file, "
+				"dry_run)",
+			     bad);
+		return;
+	}
+	if (!json_object_object_get_ex(req, "plan", &v) || !json_object_is_type(v, json_type_string)) {
+		client_error(c, "field 'plan': expected the plan's text as a string");
+		return;
+	}
+	text = json_object_get_string(v);
+	if (json_object_object_get_ex(req, "file", &v)) {
+		if (!json_object_is_type(v, json_type_string) || !*json_object_get_string(v)) {
+			client_error(c, "field 'file': expected the plan's file name as a string");
+			return;
+		}
+		file = json_object_get_string(v);
+	}
+	if (json_object_object_get_ex(req, "dry_run", &v)) {
+		if (!json_object_is_type(v, json_type_boolean)) {
+			client_error(c, "field 'dry_run': expected true or false");
+			return;
+		}
+		dry_run = json_object_get_boolean(v);
+	}
+	if (c->m->stopping) {
+		client_error(c, "plateaud is stopping; start the run again after it restarts");
+		return;
+	}
+	ret = plan_parse(text, file, &plan, err, sizeof(err));
+	if (ret) {
+		plan_free(&plan);
+		client_error(c, "%s", err);
+		return;
+	}
+	if (*plan.database && strcmp(plan.database, c->m->db_path)) {
+		client_error(c, "%s: [run] database = %s, but this plateaud records into %s", file,
+			     plan.database, c->m->db_path);
+		goto out;
+	}
+	ret = target_identify(plan.device, &id, err, sizeof(err));
+	if (ret) {
+		client_error(c, "%s: %s", plan.device, err);
+		goto out;
+	}
+	if (*plan.ident && target_match(&id, plan.ident) == TARGET_MATCH_NONE) {
+		client_error(c, "refusing %s: it is %s, not the drive the plan names (%s %s)",
+			     plan.device, target_describe(&id, desc, sizeof(desc)), plan.ident_field,
+			     plan.ident);
+		goto out;
+	}
+	busy = manager_find_device(c->m, plan.device, id.serial);
+	if (busy) {
+		client_error(c, "refusing %s: drive busy, run %lld is using it", plan.device,
+			     (long long)busy->id);
+		goto out;
+	}
+	if (plan_writes(&plan)) {
+		ret = target_inuse(&id, false, &u);
+		if (ret != 0) {
+			client_error(c, "refusing %s: %s%s", plan.device,
+				     ret < 0 ? "cannot tell whether it is in use: " : "in use: ",
+				     ret < 0 ? strerror(-ret) : u.reason[0]);
+			goto out;
+		}
+	}
+	o = reply_ok();
+	json_object_object_add(o, "drive", identity_json(&id));
+	if (dry_run) {
+		phases = json_object_new_array();
+		for (size_t i = 0; i < plan.nphases; i++) {
+			const struct plan_phase *ph = &plan.phases[i];
+			char *params = plan_phase_json(&plan, ph);
+			json_object *jp = params ? json_tokener_parse(params) : NULL;
+
+			free(params);
+			if (!jp)
+				jp = json_object_new_object();
+			if (ph->kind == PLAN_ERASE) {
+				struct erase_plan ep;
+				json_object *chain = json_object_new_array(),
+					    *warn = json_object_new_array();
+
+				ret = erase_dry_run(&id, ph->erase_method, &ep, err, sizeof(err));
+				if (ret) {
+					json_object_object_add(jp, "refused",
+							       json_object_new_string(err));
+				} else {
+					for (size_t k = 0; k < ep.n_chain; k++)
+						json_object_array_add(
+							chain, json_object_new_string(
+								       erase_method_name(ep.chain[k])));
+					for (size_t k = 0; k < ep.n_warnings; k++)
+						json_object_array_add(
+							warn, json_object_new_string(ep.warnings[k]));
+				}
+				json_object_object_add(jp, "would_try", chain);
+				json_object_object_add(jp, "warnings", warn);
+			}
+			json_object_array_add(phases, jp);
+		}
+		json_object_object_add(o, "dry_run", json_object_new_boolean(1));
+		json_object_object_add(o, "checks",
+				       json_object_new_string(
+					       plan_writes(&plan)
+						       ? "identity matches the plan; not in use; not busy"
+						       : "identity read; the plan does not write"));
+		json_object_object_add(o, "phases", phases);
+		client_reply(c, o);
+		goto out;
+	}
+	(void)gethostname(host, sizeof(host) - 1);
+	ret = runner_create_run(c->m->store, text, file, &id, host, &run_id, err, sizeof(err));
+	if (ret) {
+		json_object_put(o);
+		client_error(c, "%s", err);
+		goto out;
+	}
+	ret = manager_start_run(c->m, run_id, err, sizeof(err));
+	if (ret) {
+		json_object_put(o);
+		client_error(c, "run %lld recorded but not started: %s", (long long)run_id, err);
+		goto out;
+	}
+	log_msg(5, "run %lld '%s' started on %s by uid %u", (long long)run_id, plan.name,
+		plan.device, (unsigned)c->uid);
+	json_object_object_add(o, "run", json_object_new_int64(run_id));
+	client_reply(c, o);
+	manager_notify_status(c->m);
+out:
+	plan_free(&plan);
+}
+
+static void do_list(struct client *c, json_object *req)
+{
+	static const char *const allowed[] = { "cmd", NULL };
+	const char *bad = unknown_field(req, allowed);
+	json_object *o, *arr;
+
+	if (bad) {
+		client_error(c, "unknown field '%s' in a list request (expected cmd)", bad);
+		return;
+	}
+	o = reply_ok();
+	arr = json_object_new_array();
+	for (struct drun *r = c->m->runs; r; r = r->next)
+		json_object_array_add(arr, run_json(r));
+	json_object_object_add(o, "runs", arr);
+	client_reply(c, o);
+}
+
+static void client_request(struct client *c, const char *line, size_t len)
+{
+	struct json_tokener *tok = json_tokener_new_ex(16);
+	json_object *req, *cmd;
+	const char *name;
+
+	if (!tok) {
+		client_error(c, "out of memory");
+		return;
+	}
+	req = json_tokener_parse_ex(tok, line, (int)len);
+	if (!req || json_tokener_get_error(tok) != json_tokener_success ||
+	    tok->char_offset < (int)len) {
+		client_error(c, "malformed JSON (%s): send one object per line",
+			     req ? "trailing data" : json_tokener_error_desc(json_tokener_get_error(tok)));
+		goto out;
+	}
+	if (!json_object_is_type(req, json_type_object)) {
+		client_error(c, "expected a JSON object");
+		goto out;
+	}
+	if (!json_object_object_get_ex(req, "cmd", &cmd) || !json_object_is_type(cmd, json_type_string)) {
+		client_error(c, "field 'cmd': expected one of start, stop, status, list");
+		goto out;
+	}
+	name = json_object_get_string(cmd);
+	if (!strcmp(name, "start"))
+		do_start(c, req);
+	else if (!strcmp(name, "stop"))
+		do_stop(c, req);
+	else if (!strcmp(name, "status"))
+		do_status(c, req);
+	else if (!strcmp(name, "list"))
+		do_list(c, req);
+	else
+		client_error(c, "unknown cmd '%.64s' (expected start, stop, status, list)", name);
+out:
+	json_object_put(req);
+	json_tokener_free(tok);
+}
+
+static int on_client(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct client *c = userdata;
+	ssize_t n;
+
+	(void)s;
+	(void)revents;
+	if (c->cap - c->len < 4096) {
+		size_t cap = c->cap ? c->cap * 2 : 8192;
+		char *b;
+
+		if (cap > PLATEAUD_REQUEST_MAX + 4096)
+			cap = PLATEAUD_REQUEST_MAX + 4096;
+		b = cap > c->cap ? realloc(c->buf, cap) : c->buf;
+		if (!b) {
+			client_free(c);
+			return 0;
+		}
+		c->buf = b;
+		c->cap = cap;
+	}
+	n = recv(fd, c->buf + c->len, c->cap - c->len, 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0) {
+		client_free(c);
+		return 0;
+	}
+	c->len += (size_t)n;
+	for (;;) {
+		char *nl = memchr(c->buf, '\n', c->len);
+		size_t used;
+
+		if (!nl) {
+			if (c->len > PLATEAUD_REQUEST_MAX) {
+				client_error(c, "request longer than %d bytes; closing",
+					     PLATEAUD_REQUEST_MAX);
+				c->closing = true;
+			}
+			break;
+		}
+		used = (size_t)(nl - c->buf) + 1;
+		if (used - 1 > PLATEAUD_REQUEST_MAX) {
+			client_error(c, "request longer than %d bytes; closing", PLATEAUD_REQUEST_MAX);
+			c->closing = true;
+			break;
+		}
+		if (memchr(c->buf, '\0', used - 1))
+			client_error(c, "NUL byte in the request");
+		else if (used > 1)
+			client_request(c, c->buf, used - 1);
+		memmove(c->buf, c->buf + used, c->len - used);
+		c->len -= used;
+		if (c->closing)
+			break;
+	}
+	if (c->closing)
+		client_free(c);
+	return 0;
+}
+
+/* root, or a member of the plateau group (primary or supplementary) */
+static bool peer_allowed(struct manager *m, int fd, struct ucred *cred)
+{
+	gid_t groups[256];
+	socklen_t len = sizeof(*cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &len) < 0)
+		return false;
+	if (cred->uid == 0)
+		return true;
+	if (!m->have_group)
+		return false;
+	if (cred->gid == m->group_gid)
+		return true;
+	len = sizeof(groups);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+		return false;
+	for (size_t i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == m->group_gid)
+			return true;
+	return false;
+}
+
+static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+	struct timeval tv = { .tv_sec = 5 };
+	struct ucred cred = { 0 };
+	struct client *c;
+	int cfd;
+
+	(void)s;
+	(void)revents;
+	cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+	if (cfd < 0)
+		return 0;
+	if (!peer_allowed(m, cfd, &cred)) {
+		static const char msg[] = "{\"ok\":false,\"error\":\"permission denied: plateaud "
+					  "serves root and members of the plateau group\"}\n";
+
+		log_msg(4, "refused a control connection from uid %u (pid %d): not root or plateau",
+			(unsigned)cred.uid, (int)cred.pid);
+		(void)send(cfd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		close(cfd);
+		return 0;
+	}
+	if (m->nclients >= PLATEAUD_CLIENTS_MAX) {
+		static const char msg[] = "{\"ok\":false,\"error\":\"too many connections\"}\n";
+
+		(void)send(cfd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		close(cfd);
+		return 0;
+	}
+	(void)setsockopt(cfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(cfd);
+		return 0;
+	}
+	c->m = m;
+	c->fd = cfd;
+	c->uid = cred.uid;
+	c->pid = cred.pid;
+	m->nclients++;
+	if (sd_event_add_io(m->event, &c->src, cfd, EPOLLIN, on_client, c) < 0)
+		client_free(c);
+	return 0;
+}
+
+int control_listen(struct manager *m)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int n = sd_listen_fds(1), fd, r;
+
+	if (n > 1) {
+		log_msg(3, "socket activation passed %d sockets; plateaud.socket has one", n);
+		return -EINVAL;
+	}
+	if (n == 1) {
+		fd = SD_LISTEN_FDS_START;
+		if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
+			log_msg(3, "the activated socket is not a listening unix stream socket");
+			return -EINVAL;
+		}
+		m->socket_activated = true;
+	} else {
+		if (strlen(m->socket_path) >= sizeof(sa.sun_path)) {
+			log_msg(3, "%s: socket path too long", m->socket_path);
+			return -ENAMETOOLONG;
+		}
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", m->socket_path);
+		{
+			char dir[sizeof(sa.sun_path)], *slash;
+
+			snprintf(dir, sizeof(dir), "%s", m->socket_path);
+			slash = strrchr(dir, '/');
+			if (slash && slash != dir) {
+				*slash = '\0';
+				(void)mkdir(dir, 0755);
+			}
+		}
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0) {
+			log_msg(3, "socket: %s", strerror(errno));
+			return -errno;
+		}
+		(void)unlink(m->socket_path);
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
+			r = -errno;
+			log_msg(3, "%s: %s", m->socket_path, strerror(errno));
+			close(fd);
+			return r;
+		}
+		/* root and the plateau group; SO_PEERCRED checks again on accept */
+		if (m->have_group && chown(m->socket_path, 0, m->group_gid) < 0)
+			log_msg(4, "%s: chown: %s, ignoring", m->socket_path, strerror(errno));
+		(void)chmod(m->socket_path, 0660);
+	}
+	m->listen_fd = fd;
+	r = sd_event_add_io(m->event, NULL, fd, EPOLLIN, on_accept, m);
+	if (r < 0) {
+		log_msg(3, "cannot watch the control socket: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}

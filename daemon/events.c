@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: MIT
+/*
+ * events: where run events go besides the database: the journal (one
+ * structured entry per event, a fixed MESSAGE_ID per kind, fields RUN=,
+ * DEVICE=, SERIAL=, PHASE=), the hook commands (run by the event loop under
+ * a time limit, never on a run's thread), and the Prometheus textfile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-journal.h>
+
+#include "plateaud.h"
+
+/* Fixed MESSAGE_IDs, documented in plateaud(8); never change one. */
+static const struct {
+	const char *kind;
+	const char *id;
+} events_ids[] = {
+	{ "run-created", "d6c9341cef9a46d8bf09fb8750fb2199" },
+	{ "run-started", "c9a455dd112f47d2ace783c753d58a2d" },
+	{ "run-resumed", "b636964931cc4b25b9f73a8b1d93e6e2" },
+	{ "run-paused", "5a7e0c7de2284b6b8c8450c72cdc581f" },
+	{ "run-done", "37261e4039764541ba9b17f7e621b27d" },
+	{ "run-failed", "60615e27d6c94a3d84a1b130e02b1854" },
+	{ "run-stopped", "8247a8c2e4cf4331abd53246266eaef5" },
+	{ "phase-started", "1f4ecabd52c142198773131a361d9e40" },
+	{ "phase-ended", "f05fd554c59c43dca67926eb732fea2e" },
+	{ "gap", "5098ec7307594a179afba4e89a89ddfe" },
+	{ "erase-progress", "33df96b2f29a44759e67f6453aaa3eaf" },
+	{ "erase-verify", "a1536b0033ca4817b370d35a8550214a" },
+	{ "steady-reached", "d6d0170943534bc5a6e3fdaa9aa23f20" },
+	{ "steady-lost", "be55c4fb7c02437f9e6640aa1a8520cc" },
+	{ "steady-not-reached", "a70b202910f0446faf4ecea693cca65a" },
+	{ "point-measured", "f7e3fb31d6ed4f43af35f7103bddb40c" },
+};
+
+const char *events_message_id(const char *kind)
+{
+	for (size_t i = 0; i < sizeof(events_ids) / sizeof(events_ids[0]); i++)
+		if (!strcmp(events_ids[i].kind, kind))
+			return events_ids[i].id;
+	return NULL;
+}
+
+void events_journal(const struct runner_event *ev)
+{
+	const char *mid = events_message_id(ev->kind);
+
+	/* the plain line for stderr readers; the structured entry for journalctl */
+	log_msg(ev->priority, "run %lld: %s", (long long)ev->run_id, ev->message);
+	(void)sd_journal_send("MESSAGE=run %lld: %s", (long long)ev->run_id, ev->message,
+			      "MESSAGE_ID=%s", mid ? mid : "00000000000000000000000000000000",
+			      "PRIORITY=%d", ev->priority, "SYSLOG_IDENTIFIER=plateaud",
+			      "PLATEAU_EVENT=%s", ev->kind, "RUN=%lld", (long long)ev->run_id,
+			      "DEVICE=%s", ev->device ? ev->device : "", "SERIAL=%s",
+			      ev->serial ? ev->serial : "", "PHASE=%d", ev->phase_seq,
+			      "PHASE_KIND=%s", ev->phase_kind ? ev->phase_kind : "",
+			      "PLATEAU_DATA=%s", ev->data ? ev->data : "", NULL);
+}
+
+/* --- hooks --- */
+
+struct hook_run {
+	struct manager *m;
+	pid_t pid;
+	char cmd[256];
+	char event[32];
+	long long run;
+	sd_event_source *child, *timer;
+};
+
+static char *events_env(const char *key, const char *val)
+{
+	char *s;
+
+	if (asprintf(&s, "%s=%s", key, val ? val : "") < 0)
+		return NULL;
+	return s;
+}
+
+static void hook_job_free(struct hook_job *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; j->envp && j->envp[i]; i++)
+		free(j->envp[i]);
+	free(j->envp);
+	free(j->argv0);
+	free(j);
+}
+
+static void events_queue_one(struct manager *m, const char *cmd, struct drun *r,
+			     const struct runner_event *ev)
+{
+	struct hook_job *j = calloc(1, sizeof(*j));
+	char num[32], when[64];
+	time_t t = time(NULL);
+	struct tm tm;
+	size_t k = 0;
+
+	if (!j)
+		return;
+	j->argv0 = strdup(cmd);
+	j->envp = calloc(16, sizeof(char *));
+	if (!j->argv0 || !j->envp) {
+		hook_job_free(j);
+		return;
+	}
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	j->envp[k++] = events_env("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	j->envp[k++] = events_env("PLATEAU_EVENT", ev->kind);
+	snprintf(num, sizeof(num), "%lld", (long long)ev->run_id);
+	j->envp[k++] = events_env("PLATEAU_RUN", num);
+	j->envp[k++] = events_env("PLATEAU_RUN_NAME", r->name);
+	snprintf(num, sizeof(num), "%d", ev->phase_seq);
+	j->envp[k++] = events_env("PLATEAU_PHASE", num);
+	j->envp[k++] = events_env("PLATEAU_PHASE_KIND", ev->phase_kind);
+	j->envp[k++] = events_env("PLATEAU_DEVICE", ev->device);
+	j->envp[k++] = events_env("PLATEAU_SERIAL", ev->serial);
+	j->envp[k++] = events_env("PLATEAU_MESSAGE", ev->message);
+	j->envp[k++] = events_env("PLATEAU_DATA", ev->data);
+	snprintf(num, sizeof(num), "%d", ev->priority);
+	j->envp[k++] = events_env("PLATEAU_PRIORITY", num);
+	j->envp[k++] = events_env("PLATEAU_TIME", when);
+	j->envp[k++] = events_env("PLATEAU_DATABASE", m->db_path);
+	j->envp[k] = NULL;
+	for (size_t i = 0; i < k; i++)
+		if (!j->envp[i]) {
+			hook_job_free(j);
+			return;
+		}
+	pthread_mutex_lock(&m->hook_lock);
+	j->next = m->hooks;
+	m->hooks = j;
+	pthread_mutex_unlock(&m->hook_lock);
+}
+
+void events_queue_hooks(struct manager *m, struct drun *r, const struct runner_event *ev)
+{
+	if (!*m->hook && !*r->hook)
+		return;
+	if (*m->hook)
+		events_queue_one(m, m->hook, r, ev);
+	if (*r->hook && strcmp(r->hook, m->hook))
+		events_queue_one(m, r->hook, r, ev);
+	manager_wake(m);
+}
+
+static void hook_run_free(struct hook_run *h)
+{
+	sd_event_source_unref(h->child);
+	sd_event_source_unref(h->timer);
+	free(h);
+}
+
+static int on_hook_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
+{
+	struct hook_run *h = userdata;
+
+	(void)s;
+	if (si->si_code != CLD_EXITED || si->si_status != 0)
+		log_msg(4, "hook %s for %s of run %lld %s %d, ignoring", h->cmd, h->event, h->run,
+			si->si_code == CLD_EXITED ? "exited with status" : "was killed by signal",
+			si->si_status);
+	hook_run_free(h);
+	return 0;
+}
+
+static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct hook_run *h = userdata;
+
+	(void)s;
+	(void)usec;
+	log_msg(4, "hook %s for %s of run %lld ran past its time limit: killed", h->cmd, h->event,
+		h->run);
+	(void)kill(h->pid, SIGKILL);
+	return 0;
+}
+
+static void events_spawn(struct manager *m, struct hook_job *j)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, all;
+	char *argv[2] = { j->argv0, NULL };
+	struct hook_run *h;
+	uint64_t now;
+	pid_t pid;
+	int r;
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawnattr_init(&attr);
+	/* the hook starts with default signals, whatever the daemon blocks */
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+						POSIX_SPAWN_SETPGROUP);
+	r = posix_spawn(&pid, j->argv0, &fa, &attr, argv, j->envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	for (size_t i = 0; j->envp[i]; i++)
+		if (!strncmp(j->envp[i], "PLATEAU_EVENT=", 14))
+			snprintf(h->event, sizeof(h->event), "%s", j->envp[i] + 14);
+		else if (!strncmp(j->envp[i], "PLATEAU_RUN=", 12))
+			h->run = atoll(j->envp[i] + 12);
+	snprintf(h->cmd, sizeof(h->cmd), "%s", j->argv0);
+	if (r) {
+		log_msg(4, "hook %s for %s of run %lld: %s, ignoring", h->cmd, h->event, h->run,
+			strerror(r));
+		free(h);
+		return;
+	}
+	h->m = m;
+	h->pid = pid;
+	sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	if (sd_event_add_child(m->event, &h->child, pid, WEXITED, on_hook_exit, h) < 0 ||
+	    sd_event_add_time(m->event, &h->timer, CLOCK_MONOTONIC,
+			      now + m->hook_timeout_ns / 1000, 0, on_hook_timeout, h) < 0) {
+		log_msg(4, "hook %s: cannot watch pid %d, ignoring", h->cmd, (int)pid);
+		(void)waitpid(pid, NULL, WNOHANG);
+		hook_run_free(h);
+	}
+}
+
+void events_run_hooks(struct manager *m)
+{
+	struct hook_job *list, *rev = NULL;
+
+	pthread_mutex_lock(&m->hook_lock);
+	list = m->hooks;
+	m->hooks = NULL;
+	pthread_mutex_unlock(&m->hook_lock);
+	/* oldest first */
+	while (list) {
+		struct hook_job *n = list->next;
+
+		list->next = rev;
+		rev = list;
+		list = n;
+	}
+	while (rev) {
+		struct hook_job *n = rev->next;
+
+		events_spawn(m, rev);
+		hook_job_free(rev);
+		rev = n;
+	}
+}
+
+/* --- Prometheus textfile (node_exporter textfile collector format) --- */
+
+static void prom_label(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
+		fputc(*s, f);
+	}
+}
+
+static void prom_labels(FILE *f, const struct drun *r)
+{
+	fprintf(f, "{run=\"%lld\",device=\"", (long long)r->id);
+	prom_label(f, r->device);
+	fputs("\",serial=\"", f);
+	prom_label(f, r->serial);
+	fputs("\"}", f);
+}
+
+void events_write_prom(struct manager *m)
+{
+	static const char *const states[] = { "queued",   "erasing", "filling",
+					      "preconditioning", "sweeping" };
+	char tmp[1100];
+	FILE *f;
+	int fd;
+
+	if (!*m->prom_path)
+		return;
+	pthread_mutex_lock(&m->prom_lock);
+	pthread_mutex_lock(&m->runs_lock);
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", m->prom_path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		pthread_mutex_unlock(&m->runs_lock);
+		pthread_mutex_unlock(&m->prom_lock);
+		return;
+	}
+	fputs("# HELP plateau_run_info A run plateaud is carrying out (value 1).\n"
+	      "# TYPE plateau_run_info gauge\n",
+	      f);
+	for (struct drun *r = m->runs; r; r = r->next) {
+		pthread_mutex_lock(&r->lock);
+		fprintf(f, "plateau_run_info{run=\"%lld\",name=\"", (long long)r->id);
+		prom_label(f, r->name);
+		fputs("\",device=\"", f);
+		prom_label(f, r->device);
+		fputs("\",serial=\"", f);
+		prom_label(f, r->serial);
+		fputs("\",phase=\"", f);
+		prom_label(f, r->st.phase_kind);
+		fputs("\",workload=\"", f);
+		prom_label(f, r->st.phase_name);
+		fputs("\"} 1\n", f);
+		pthread_mutex_unlock(&r->lock);
+	}
+#define PROM_GAUGE(name, help, expr)                                                               \
+	do {                                                                                       \
+		fputs("# HELP " name " " help "\n# TYPE " name " gauge\n", f);                     \
+		for (struct drun *r = m->runs; r; r = r->next) {                                   \
+			pthread_mutex_lock(&r->lock);                                              \
+			fputs(name, f);                                                            \
+			prom_labels(f, r);                                                         \
+			fprintf(f, " %.9g\n", (double)(expr));                                     \
+			pthread_mutex_unlock(&r->lock);                                            \
+		}                                                                                  \
+	} while (0)
+	fputs("# HELP plateau_run_state The run's state (1 for the current one).\n"
+	      "# TYPE plateau_run_state gauge\n",
+	      f);
+	for (struct drun *r = m->runs; r; r = r->next) {
+		pthread_mutex_lock(&r->lock);
+		for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+			fprintf(f, "plateau_run_state{run=\"%lld\",device=\"", (long long)r->id);
+			prom_label(f, r->device);
+			fputs("\",serial=\"", f);
+			prom_label(f, r->serial);
+			fprintf(f, "\",state=\"%s\"} %d\n", states[i], !strcmp(r->st.state, states[i]));
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
+	PROM_GAUGE("plateau_phase", "The phase number the run is in.", r->st.phase_seq);
+	PROM_GAUGE("plateau_iops", "Reads and writes per second in the last sample.", r->st.iops);
+	PROM_GAUGE("plateau_bandwidth_bytes_per_second", "Bytes per second in the last sample.",
+		   r->st.bw_mbps * 1e6);
+	PROM_GAUGE("plateau_latency_mean_seconds", "Mean completion latency in the last sample.",
+		   r->st.lat_us / 1e6);
+	PROM_GAUGE("plateau_latency_p99_seconds", "99th percentile latency in the last sample.",
+		   r->st.p99_us / 1e6);
+	PROM_GAUGE("plateau_steady", "1 while the drive is in steady state, else 0.",
+		   r->st.steady ? 1 : 0);
+	PROM_GAUGE("plateau_steady_lost", "1 once steady state was reached and then lost.",
+		   r->st.steady_lost ? 1 : 0);
+	PROM_GAUGE("plateau_rounds", "Samples (rounds) of the current phase so far.", r->st.rounds);
+	PROM_GAUGE("plateau_last_sample_timestamp_seconds", "When the last sample ended.",
+		   (double)r->st.last_sample_ns / 1e9);
+	PROM_GAUGE("plateau_sample_interval_seconds", "The run's sample interval.",
+		   (double)r->interval_ns / 1e9);
+#undef PROM_GAUGE
+	if (fflush(f) || fsync(fileno(f)) || ferror(f)) {
+		fclose(f);
+		(void)unlink(tmp);
+	} else {
+		fclose(f);
+		if (rename(tmp, m->prom_path) < 0)
+			(void)unlink(tmp);
+	}
+	pthread_mutex_unlock(&m->runs_lock);
+	pthread_mutex_unlock(&m->prom_lock);
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/* manager: the runs in progress, their worker threads, status and resume. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "plan.h"
+#include "plateaud.h"
+
+#define MANAGER_STATUS_PERIOD_US (5ULL * 1000000ULL)
+
+void manager_wake(struct manager *m)
+{
+	uint64_t one = 1;
+
+	/* eventfd writes of 8 bytes do not fail short; a full counter (never)
+	 * would still leave the loop woken */
+	if (write(m->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		log_msg(4, "waking the loop: %s, ignoring", strerror(errno));
+}
+
+struct drun *manager_find_run(struct manager *m, int64_t run_id)
+{
+	for (struct drun *r = m->runs; r; r = r->next)
+		if (r->id == run_id)
+			return r;
+	return NULL;
+}
+
+struct drun *manager_find_device(struct manager *m, const char *device, const char *serial)
+{
+	for (struct drun *r = m->runs; r; r = r->next)
+		if (!strcmp(r->device, device) || (serial && *serial && !strcmp(r->serial, serial)))
+			return r;
+	return NULL;
+}
+
+/* --- runner callbacks, on the run's worker thread --- */
+
+static void drun_event(void *ctx, const struct runner_event *ev)
+{
+	struct drun *r = ctx;
+
+	events_journal(ev);
+	if (!strcmp(ev->kind, RUNNER_EV_STEADY_LOST)) {
+		pthread_mutex_lock(&r->lock);
+		r->st.steady_lost = true;
+		pthread_mutex_unlock(&r->lock);
+	}
+	events_queue_hooks(r->m, r, ev);
+}
+
+static void drun_status(void *ctx, const struct runner_status *st)
+{
+	struct drun *r = ctx;
+
+	pthread_mutex_lock(&r->lock);
+	snprintf(r->st.state, sizeof(r->st.state), "%s", st->run_state ? st->run_state : "");
+	r->st.phase_seq = st->phase_seq;
+	snprintf(r->st.phase_kind, sizeof(r->st.phase_kind), "%s",
+		 st->phase_kind ? st->phase_kind : "");
+	snprintf(r->st.phase_name, sizeof(r->st.phase_name), "%s",
+		 st->phase_name ? st->phase_name : "");
+	r->st.progress = st->progress;
+	r->st.rounds = st->rounds;
+	r->st.window = st->window;
+	r->st.steady = st->steady;
+	r->st.steady_round = st->steady_round;
+	r->st.threads = st->threads;
+	r->st.iodepth = st->iodepth;
+	if (st->sample) {
+		r->st.last_sample_ns = st->sample->end_ns;
+		r->st.last_seq = st->sample->seq;
+		r->st.iops = sample_metric(st->sample, SAMPLE_METRIC_IOPS);
+		r->st.bw_mbps = sample_metric(st->sample, SAMPLE_METRIC_BW);
+		r->st.lat_us = sample_metric(st->sample, SAMPLE_METRIC_LAT);
+		r->st.p99_us = sample_metric(st->sample, SAMPLE_METRIC_P99);
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (st->sample)
+		events_write_prom(r->m);
+}
+
+static const struct runner_ops drun_ops = {
+	.event = drun_event,
+	.status = drun_status,
+};
+
+static void *drun_thread(void *arg)
+{
+	struct drun *r = arg;
+	int ret = runner_run(r->runner);
+
+	pthread_mutex_lock(&r->lock);
+	r->finished = true;
+	r->result = ret;
+	if (ret)
+		snprintf(r->st.error, sizeof(r->st.error), "%s", runner_errmsg(r->runner));
+	pthread_mutex_unlock(&r->lock);
+	manager_wake(r->m);
+	return NULL;
+}
+
+static void drun_free(struct drun *r)
+{
+	runner_free(r->runner);
+	store_close(r->store);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+int manager_start_run(struct manager *m, int64_t run_id, char *err, size_t errlen)
+{
+	struct store_run run = { 0 };
+	struct plan plan;
+	struct drun *r;
+	char perr[512];
+	int ret;
+
+	ret = store_run_get(m->store, run_id, &run);
+	if (ret) {
+		snprintf(err, errlen, "%s", store_errmsg(m->store));
+		return ret;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		store_run_clear(&run);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r->m = m;
+	r->id = run_id;
+	snprintf(r->name, sizeof(r->name), "%s", run.name);
+	snprintf(r->serial, sizeof(r->serial), "%s", run.drive.serial);
+	snprintf(r->st.state, sizeof(r->st.state), "%s", run.state);
+	r->st.progress = -1;
+	pthread_mutex_init(&r->lock, NULL);
+	/* the device and hook come from the stored plan, as the runner reads it */
+	if (!plan_parse(run.plan, "stored plan", &plan, perr, sizeof(perr))) {
+		snprintf(r->device, sizeof(r->device), "%s", plan.device);
+		snprintf(r->hook, sizeof(r->hook), "%s", plan.hook);
+		r->interval_ns = (int64_t)plan.interval_ns;
+	} else {
+		snprintf(r->device, sizeof(r->device), "%s", run.drive.path);
+	}
+	plan_free(&plan);
+	store_run_clear(&run);
+	ret = store_open(m->db_path, 0, &r->store, err, errlen);
+	if (!ret && runner_new(r->store, run_id, &drun_ops, r, &r->runner))
+		ret = -ENOMEM;
+	if (!ret) {
+		ret = -pthread_create(&r->thread, NULL, drun_thread, r);
+		if (ret)
+			snprintf(err, errlen, "cannot start a thread: %s", strerror(-ret));
+	}
+	if (ret) {
+		drun_free(r);
+		return ret;
+	}
+	r->started = true;
+	pthread_mutex_lock(&m->runs_lock);
+	r->next = m->runs;
+	m->runs = r;
+	pthread_mutex_unlock(&m->runs_lock);
+	return 0;
+}
+
+/* Join the runs whose worker returned. */
+static void manager_reap(struct manager *m)
+{
+	struct drun **pp = &m->runs;
+
+	while (*pp) {
+		struct drun *r = *pp;
+		bool done;
+
+		pthread_mutex_lock(&r->lock);
+		done = r->finished;
+		pthread_mutex_unlock(&r->lock);
+		if (!done) {
+			pp = &r->next;
+			continue;
+		}
+		pthread_join(r->thread, NULL);
+		pthread_mutex_lock(&m->runs_lock);
+		*pp = r->next;
+		pthread_mutex_unlock(&m->runs_lock);
+		if (r->result == -EINTR)
+			log_msg(6, "run %lld paused", (long long)r->id);
+		else if (r->result && r->result != -ECANCELED)
+			log_msg(3, "run %lld failed: %s", (long long)r->id, r->st.error);
+		drun_free(r);
+	}
+}
+
+static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+	uint64_t n;
+
+	(void)s;
+	(void)revents;
+	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		log_msg(4, "eventfd: %s, ignoring", strerror(errno));
+	events_run_hooks(m);
+	manager_reap(m);
+	manager_notify_status(m);
+	if (m->stopping && !m->runs)
+		sd_event_exit(m->event, 0);
+	return 0;
+}
+
+void manager_notify_status(struct manager *m)
+{
+	char buf[2048];
+	size_t off = 0;
+	unsigned int n = 0;
+
+	for (struct drun *r = m->runs; r && off < sizeof(buf) - 256; r = r->next) {
+		pthread_mutex_lock(&r->lock);
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%srun %lld %s: %s", n ? "; " : "",
+					(long long)r->id, r->device, r->st.state);
+		if (r->st.phase_seq)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %s", r->st.phase_name);
+		if (r->st.progress >= 0)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %.1f%%",
+						100.0 * r->st.progress);
+		if (r->st.last_sample_ns)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " round %lld %.0f IOPS",
+						(long long)r->st.rounds, r->st.iops);
+		if (r->st.steady)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " steady@%lld",
+						(long long)r->st.steady_round);
+		pthread_mutex_unlock(&r->lock);
+		n++;
+	}
+	if (!n)
+		snprintf(buf, sizeof(buf), "%s", m->stopping ? "stopping" : "idle, no runs");
+	(void)sd_notifyf(0, "STATUS=%s", buf);
+}
+
+static int on_status_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	manager_notify_status(m);
+	(void)sd_event_source_set_time(s, usec + MANAGER_STATUS_PERIOD_US);
+	(void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+static int manager_resume_one(void *ctx, const struct store_run *run)
+{
+	struct manager *m = ctx;
+	char err[512];
+
+	log_msg(5, "resuming run %lld '%s' (%s) on %s", (long long)run->id, run->name, run->state,
+		run->drive.path);
+	if (manager_start_run(m, run->id, err, sizeof(err)))
+		log_msg(3, "run %lld cannot resume: %s", (long long)run->id, err);
+	return 0;
+}
+
+int manager_resume_all(struct manager *m)
+{
+	struct store_run_filter f = { .state = "active" };
+	uint64_t now;
+	int r;
+
+	r = sd_event_add_io(m->event, &m->wake_src, m->wake_fd, EPOLLIN, on_wake, m);
+	if (r < 0) {
+		log_msg(3, "cannot watch the eventfd: %s", strerror(-r));
+		return r;
+	}
+	sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	r = sd_event_add_time(m->event, &m->status_timer, CLOCK_MONOTONIC,
+			      now + MANAGER_STATUS_PERIOD_US, 0, on_status_timer, m);
+	if (r < 0) {
+		log_msg(3, "cannot add a timer: %s", strerror(-r));
+		return r;
+	}
+	r = store_runs_foreach(m->store, &f, manager_resume_one, m);
+	if (r) {
+		log_msg(3, "listing unfinished runs: %s", store_errmsg(m->store));
+		return r;
+	}
+	return 0;
+}

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MIT
+/*
+ * plateaud: runs plans unattended (plateaud(8)).  Resumes every unfinished
+ * run at start, serves the control socket, and pauses runs with their state
+ * committed on SIGTERM so that the next start resumes them.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <grp.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "parse.h"
+#include "plateaud.h"
+#include "version.h"
+
+static bool log_to_journal;
+
+int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void log_msg(int prio, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* under systemd, stderr goes to the journal and "<N>" sets the priority */
+	if (log_to_journal)
+		fprintf(stderr, "<%d>%s\n", prio, buf);
+	else
+		fprintf(stderr, "plateaud: %s\n", buf);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: plateaud [--db PATH] [--socket PATH] [--config FILE] [--hook CMD]\n"
+		"                [--hook-timeout D] [--prometheus-file PATH]\n\n"
+		"The plateau daemon: erases, fills and preconditions drives to steady state and\n"
+		"measures them, as plans handed to it by `plateau start` say.\n\n"
+		"  --db PATH              database (default " PLATEAUD_DEFAULT_DB ")\n"
+		"  --socket PATH          control socket, when not socket-activated\n"
+		"                         (default " PLATEAUD_DEFAULT_SOCKET ")\n"
+		"  --config FILE          settings (default " PLATEAUD_DEFAULT_CONFIG ", if present)\n"
+		"  --hook CMD             run CMD on every run event (environment PLATEAU_*)\n"
+		"  --hook-timeout D       kill a hook after D (default 30s)\n"
+		"  --prometheus-file PATH node_exporter textfile, rewritten at every sample\n"
+		"  --version, --help\n\n"
+		"See plateaud(8) for the events, their journal MESSAGE_IDs and the hooks.\n");
+}
+
+/* [daemon] key = value; command-line options win over the file. */
+static int config_load(struct manager *m, const char *path, bool must_exist, const bool *set)
+{
+	char line[2048];
+	unsigned int n = 0;
+	bool in_daemon = false;
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		if (!must_exist && errno == ENOENT)
+			return 0;
+		log_msg(3, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *k = line, *v, *e;
+		uint64_t ns;
+
+		n++;
+		while (*k == ' ' || *k == '\t')
+			k++;
+		e = k + strlen(k);
+		while (e > k && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
+			*--e = '\0';
+		if (!*k || *k == '#' || *k == ';')
+			continue;
+		if (!strcmp(k, "[daemon]")) {
+			in_daemon = true;
+			continue;
+		}
+		v = strchr(k, '=');
+		if (*k == '[' || !in_daemon || !v) {
+			log_msg(3, "%s:%u: expected [daemon] and then 'key = value' lines", path, n);
+			fclose(f);
+			return -EINVAL;
+		}
+		*v++ = '\0';
+		for (e = k + strlen(k); e > k && (e[-1] == ' ' || e[-1] == '\t');)
+			*--e = '\0';
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (!strcmp(k, "database")) {
+			if (!set[0])
+				snprintf(m->db_path, sizeof(m->db_path), "%s", v);
+		} else if (!strcmp(k, "socket")) {
+			if (!set[1])
+				snprintf(m->socket_path, sizeof(m->socket_path), "%s", v);
+		} else if (!strcmp(k, "hook")) {
+			if (!set[2])
+				snprintf(m->hook, sizeof(m->hook), "%s", v);
+		} else if (!strcmp(k, "hook_timeout")) {
+			if (parse_duration_ns(v, &ns) || !ns) {
+				log_msg(3, "%s:%u: hook_timeout: expected a duration ('30s'), not '%s'",
+					path, n, v);
+				fclose(f);
+				return -EINVAL;
+			}
+			if (!set[3])
+				m->hook_timeout_ns = ns;
+		} else if (!strcmp(k, "prometheus_textfile")) {
+			if (!set[4])
+				snprintf(m->prom_path, sizeof(m->prom_path), "%s", v);
+		} else {
+			log_msg(3,
+				"%s:%u: unknown key '%s' (expected database, socket, hook, hook_timeout, "
+				"prometheus_textfile)",
+				path, n, k);
+			fclose(f);
+			return -EINVAL;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct manager *m = userdata;
+
+	(void)s;
+	if (m->stopping)
+		return 0;
+	log_msg(5, "%s: pausing %s; unfinished runs resume at the next start",
+		strsignal((int)si->ssi_signo), m->runs ? "the runs" : "nothing");
+	m->stopping = true;
+	(void)sd_notify(0, "STOPPING=1\nSTATUS=pausing runs");
+	for (struct drun *r = m->runs; r; r = r->next)
+		runner_stop(r->runner, true);
+	manager_wake(m);
+	return 0;
+}
+
+static int mkdir_parent(const char *path, mode_t mode)
+{
+	char *copy = strdup(path), *dir;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	if (mkdir(dir, mode) < 0 && errno != EEXIST)
+		r = -errno;
+	free(copy);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_DB = 0x100, O_SOCKET, O_CONFIG, O_HOOK, O_HOOK_TIMEOUT, O_PROM, O_VERSION, O_HELP };
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, O_DB },
+		{ "socket", required_argument, NULL, O_SOCKET },
+		{ "config", required_argument, NULL, O_CONFIG },
+		{ "hook", required_argument, NULL, O_HOOK },
+		{ "hook-timeout", required_argument, NULL, O_HOOK_TIMEOUT },
+		{ "prometheus-file", required_argument, NULL, O_PROM },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct manager mgr;
+	struct manager *m = &mgr;
+	const char *config = PLATEAUD_DEFAULT_CONFIG;
+	bool config_given = false, set[5] = { 0 };
+	char err[1024];
+	sigset_t mask;
+	struct group *gr;
+	const char *js;
+	int opt, r;
+
+	js = getenv("JOURNAL_STREAM");
+	log_to_journal = js && *js;
+	snprintf(m->db_path, sizeof(m->db_path), "%s", PLATEAUD_DEFAULT_DB);
+	snprintf(m->socket_path, sizeof(m->socket_path), "%s", PLATEAUD_DEFAULT_SOCKET);
+	m->hook_timeout_ns = PLATEAUD_HOOK_TIMEOUT_NS;
+	m->listen_fd = -1;
+	m->wake_fd = -1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		uint64_t ns;
+
+		switch (opt) {
+		case O_DB:
+			snprintf(m->db_path, sizeof(m->db_path), "%s", optarg);
+			set[0] = true;
+			break;
+		case O_SOCKET:
+			snprintf(m->socket_path, sizeof(m->socket_path), "%s", optarg);
+			set[1] = true;
+			break;
+		case O_CONFIG:
+			config = optarg;
+			config_given = true;
+			break;
+		case O_HOOK:
+			snprintf(m->hook, sizeof(m->hook), "%s", optarg);
+			set[2] = true;
+			break;
+		case O_HOOK_TIMEOUT:
+			if (parse_duration_ns(optarg, &ns) || !ns) {
+				fprintf(stderr, "plateaud: --hook-timeout: expected a duration, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			m->hook_timeout_ns = ns;
+			set[3] = true;
+			break;
+		case O_PROM:
+			snprintf(m->prom_path, sizeof(m->prom_path), "%s", optarg);
+			set[4] = true;
+			break;
+		case O_VERSION:
+			printf("plateaud %s\n", PLATEAU_VERSION);
+			return 0;
+		case O_HELP:
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (config_load(m, config, config_given, set))
+		return 2;
+	if (m->hook[0] && m->hook[0] != '/') {
+		log_msg(3, "hook '%s': expected an absolute path", m->hook);
+		return 2;
+	}
+	gr = getgrnam("plateau");
+	if (gr) {
+		m->group_gid = gr->gr_gid;
+		m->have_group = true;
+	}
+	m->started_ns = now_ns();
+	pthread_mutex_init(&m->hook_lock, NULL);
+	pthread_mutex_init(&m->runs_lock, NULL);
+	pthread_mutex_init(&m->prom_lock, NULL);
+
+	/* signals are events of the loop; the run threads inherit the mask */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	r = sd_event_default(&m->event);
+	if (r < 0) {
+		log_msg(3, "cannot create the event loop: %s", strerror(-r));
+		return 1;
+	}
+	if (mkdir_parent(m->db_path, 0750) < 0)
+		log_msg(4, "%s: cannot create its directory, ignoring", m->db_path);
+	r = store_open(m->db_path, STORE_CREATE, &m->store, err, sizeof(err));
+	if (r) {
+		log_msg(3, "%s", err);
+		return 1;
+	}
+	if (control_listen(m) < 0)
+		return 1;
+	m->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (m->wake_fd < 0) {
+		log_msg(3, "eventfd: %s", strerror(errno));
+		return 1;
+	}
+	if ((r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m)) < 0 ||
+	    (r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m)) < 0) {
+		log_msg(3, "cannot watch signals: %s", strerror(-r));
+		return 1;
+	}
+	(void)sd_event_set_watchdog(m->event, true);
+	if (manager_resume_all(m) < 0)
+		return 1;
+	(void)sd_notifyf(0, "READY=1\nMAINPID=%lu", (unsigned long)getpid());
+	manager_notify_status(m);
+	log_msg(6, "plateaud %s ready: database %s, socket %s%s", PLATEAU_VERSION, m->db_path,
+		m->socket_path, m->socket_activated ? " (socket-activated)" : "");
+	r = sd_event_loop(m->event);
+	if (r < 0)
+		log_msg(3, "event loop failed: %s", strerror(-r));
+	if (!m->socket_activated && m->listen_fd >= 0)
+		(void)unlink(m->socket_path);
+	store_close(m->store);
+	sd_event_unref(m->event);
+	log_msg(6, "plateaud stopped");
+	return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PLATEAUD_H
+#define PLATEAUD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <systemd/sd-event.h>
+
+#include "runner.h"
+#include "store.h"
+
+/*
+ * plateaud: one sd-event loop (this thread) owns the control socket, the
+ * timers, the signals, the watchdog and the hook processes; every run has
+ * its own worker thread (runner.h) with its own database connection.
+ * Workers talk back to the loop through an eventfd, never by blocking it.
+ */
+
+#define PLATEAUD_DEFAULT_DB "/var/lib/plateau/plateau.db"
+#define PLATEAUD_DEFAULT_SOCKET "/run/plateau/control.sock"
+#define PLATEAUD_DEFAULT_CONFIG "/etc/plateau/plateaud.conf"
+#define PLATEAUD_REQUEST_MAX (256 * 1024) /* one request line, plan included */
+#define PLATEAUD_CLIENTS_MAX 64
+#define PLATEAUD_HOOK_TIMEOUT_NS (30ULL * 1000000000ULL)
+
+struct manager;
+
+/* What `plateau status` shows of a run; written by its worker under lock. */
+struct drun_status {
+	char state[24];
+	int phase_seq;
+	char phase_kind[16];
+	char phase_name[64];
+	double progress; /* -1 unknown */
+	int64_t rounds;
+	unsigned int window;
+	bool steady;
+	int64_t steady_round;
+	bool steady_lost;
+	int64_t last_sample_ns;
+	int64_t last_seq;
+	double iops, bw_mbps, lat_us, p99_us;
+	unsigned int threads, iodepth;
+	char error[512];
+};
+
+struct drun {
+	struct manager *m;
+	struct drun *next;
+	int64_t id;
+	char name[128];
+	char device[256];
+	char serial[96];
+	char hook[256]; /* the plan's own hook */
+	int64_t interval_ns;
+	struct store *store; /* the worker's connection */
+	struct runner *runner;
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	struct drun_status st;
+	bool finished; /* worker returned (under lock) */
+	int result;
+};
+
+struct hook_job {
+	struct hook_job *next;
+	char *argv0;
+	char **envp;
+};
+
+struct manager {
+	sd_event *event;
+	struct store *store;
+	char db_path[1024];
+	char socket_path[1024];
+	char hook[256];
+	uint64_t hook_timeout_ns;
+	char prom_path[1024];
+	int listen_fd;
+	bool socket_activated;
+	gid_t group_gid;
+	bool have_group;
+	int wake_fd;
+	sd_event_source *wake_src;
+	sd_event_source *status_timer;
+	struct drun *runs;
+	pthread_mutex_t runs_lock; /* the list, for readers off the loop thread */
+	size_t nclients;
+	bool stopping;
+	pthread_mutex_t hook_lock;
+	struct hook_job *hooks;
+	pthread_mutex_t prom_lock;
+	int64_t started_ns;
+};
+
+/* plateaud.c */
+int64_t now_ns(void);
+void log_msg(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* manager.c */
+int manager_start_run(struct manager *m, int64_t run_id, char *err, size_t errlen);
+struct drun *manager_find_run(struct manager *m, int64_t run_id);
+struct drun *manager_find_device(struct manager *m, const char *device, const char *serial);
+void manager_wake(struct manager *m);
+int manager_resume_all(struct manager *m);
+void manager_notify_status(struct manager *m);
+
+/* control.c */
+int control_listen(struct manager *m);
+
+/* events.c: journal, hooks, Prometheus */
+void events_journal(const struct runner_event *ev);
+const char *events_message_id(const char *kind);
+void events_queue_hooks(struct manager *m, struct drun *r, const struct runner_event *ev);
+void events_run_hooks(struct manager *m);
+void events_write_prom(struct manager *m);
+
+#endif

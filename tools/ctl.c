@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+/* ctl: start, stop, status (through plateaud) and wait (on the database). */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "parse.h"
+
+#define CTL_REPLY_MAX (4 * 1024 * 1024)
+#define CTL_TIMEOUT_MS 30000
+
+/* Send one request and read one reply; prints and returns an exit code. */
+static int ctl_call(struct cli *cli, json_object *req, json_object **reply)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+	size_t len = 0, cap = 65536, n = strlen(s), off = 0;
+	char *buf;
+	int fd;
+
+	if (strlen(cli->socket_path) >= sizeof(sa.sun_path))
+		return cli_error(CLI_USAGE, "%s: socket path too long", cli->socket_path);
+	strcpy(sa.sun_path, cli->socket_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return cli_error(CLI_NODAEMON, "plateaud is not reachable at %s: %s%s",
+				 cli->socket_path, strerror(e),
+				 e == EACCES ? " (root or the plateau group may use it)"
+					     : " (is plateaud running? systemctl start plateaud.socket)");
+	}
+	while (off < n) {
+		ssize_t w = send(fd, s + off, n - off, MSG_NOSIGNAL);
+
+		if (w < 0) {
+			close(fd);
+			return cli_error(CLI_NODAEMON, "%s: %s", cli->socket_path, strerror(errno));
+		}
+		off += (size_t)w;
+	}
+	if (send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
+		close(fd);
+		return cli_error(CLI_NODAEMON, "%s: %s", cli->socket_path, strerror(errno));
+	}
+	buf = malloc(cap);
+	while (buf) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (memchr(buf, '\n', len))
+			break;
+		if (poll(&p, 1, CTL_TIMEOUT_MS) <= 0) {
+			free(buf);
+			close(fd);
+			return cli_error(CLI_NODAEMON, "plateaud did not answer within %d s",
+					 CTL_TIMEOUT_MS / 1000);
+		}
+		if (len == cap) {
+			char *nb = cap < CTL_REPLY_MAX ? realloc(buf, cap * 2) : NULL;
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = recv(fd, buf + len, cap - len, 0);
+		if (r <= 0) {
+			free(buf);
+			close(fd);
+			return cli_error(CLI_NODAEMON, "plateaud closed the connection without an "
+						       "answer");
+		}
+		len += (size_t)r;
+	}
+	close(fd);
+	if (!buf)
+		return cli_error(CLI_NODAEMON, "plateaud's answer is too large");
+	*strchr(buf, '\n') = '\0';
+	*reply = json_tokener_parse(buf);
+	free(buf);
+	if (!*reply || !json_object_is_type(*reply, json_type_object))
+		return cli_error(CLI_NODAEMON, "plateaud answered something that is not JSON");
+	return CLI_OK;
+}
+
+/* The reply's "ok"; prints its error otherwise. */
+static int ctl_check(json_object *reply, int code_on_error)
+{
+	json_object *ok, *err;
+
+	if (json_object_object_get_ex(reply, "ok", &ok) && json_object_get_boolean(ok))
+		return CLI_OK;
+	if (!json_object_object_get_ex(reply, "error", &err))
+		return cli_error(code_on_error, "plateaud refused the request");
+	return cli_error(code_on_error, "%s", json_object_get_string(err));
+}
+
+static void ctl_print_json(json_object *o)
+{
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								 JSON_C_TO_STRING_SPACED |
+								 JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static char *ctl_slurp(const char *path, size_t max)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	buf = malloc(max + 1);
+	if (!buf) {
+		fclose(f);
+		return NULL;
+	}
+	n = fread(buf, 1, max + 1, f);
+	fclose(f);
+	if (n > max) {
+		free(buf);
+		errno = EFBIG;
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+int cmd_start(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	json_object *req, *reply = NULL, *v;
+	bool dry_run = false;
+	char *text;
+	int opt, r;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt != 'n')
+			return cli_usage("start");
+		dry_run = true;
+	}
+	if (optind != argc - 1)
+		return cli_usage("start");
+	text = ctl_slurp(argv[optind], 200 * 1024);
+	if (!text)
+		return cli_error(errno == ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s: %s", argv[optind],
+				 errno == EFBIG ? "larger than 200 KiB; not a plan" : strerror(errno));
+	if (strlen(text) == 0) {
+		free(text);
+		return cli_error(CLI_USAGE, "%s: empty file", argv[optind]);
+	}
+	req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("start"));
+	json_object_object_add(req, "plan", json_object_new_string(text));
+	json_object_object_add(req, "file", json_object_new_string(argv[optind]));
+	if (dry_run)
+		json_object_object_add(req, "dry_run", json_object_new_boolean(1));
+	free(text);
+	r = ctl_call(cli, req, &reply);
+	json_object_put(req);
+	if (r)
+		return r;
+	r = ctl_check(reply, CLI_USAGE);
+	if (!r) {
+		if (cli->format == CLI_JSON) {
+			ctl_print_json(reply);
+		} else if (dry_run) {
+			json_object *d, *ph;
+
+			json_object_object_get_ex(reply, "drive", &d);
+			printf("dry run: nothing was started or written\n");
+			printf("drive    %s: %s, serial %s, firmware %s, %s bytes, %s-byte blocks\n",
+			       json_object_get_string(json_object_object_get(d, "device")),
+			       json_object_get_string(json_object_object_get(d, "model")),
+			       json_object_get_string(json_object_object_get(d, "serial")),
+			       json_object_get_string(json_object_object_get(d, "firmware")),
+			       json_object_get_string(json_object_object_get(d, "capacity_bytes")),
+			       json_object_get_string(json_object_object_get(d, "lba_bytes")));
+			printf("erase    methods the drive supports: %s\n",
+			       json_object_get_string(json_object_object_get(d, "erase_methods")));
+			printf("checks   %s\n",
+			       json_object_get_string(json_object_object_get(reply, "checks")));
+			json_object_object_get_ex(reply, "phases", &ph);
+			for (size_t i = 0; i < json_object_array_length(ph); i++) {
+				json_object *p = json_object_array_get_idx(ph, i), *x;
+
+				printf("phase %zu  %s", i + 1,
+				       json_object_get_string(json_object_object_get(p, "kind")));
+				if (json_object_object_get_ex(p, "would_try", &x))
+					printf(": would try %s",
+					       json_object_to_json_string_ext(x, JSON_C_TO_STRING_PLAIN));
+				if (json_object_object_get_ex(p, "refused", &x))
+					printf(": REFUSED: %s", json_object_get_string(x));
+				if (json_object_object_get_ex(p, "warnings", &x) &&
+				    json_object_array_length(x))
+					printf(" (warning: %s)",
+					       json_object_to_json_string_ext(x, JSON_C_TO_STRING_PLAIN));
+				printf("\n");
+			}
+		} else if (json_object_object_get_ex(reply, "run", &v)) {
+			printf("run %lld started\n", (long long)json_object_get_int64(v));
+		}
+	}
+	json_object_put(reply);
+	return r;
+}
+
+int cmd_stop(struct cli *cli, int argc, char **argv)
+{
+	json_object *req, *reply = NULL;
+	int64_t run_id;
+	int r;
+
+	if (argc != 2)
+		return cli_usage("stop");
+	if ((r = cli_parse_run(argv[1], &run_id)))
+		return r;
+	req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("stop"));
+	json_object_object_add(req, "run", json_object_new_int64(run_id));
+	r = ctl_call(cli, req, &reply);
+	json_object_put(req);
+	if (r)
+		return r;
+	r = ctl_check(reply, CLI_NOTFOUND);
+	if (!r)
+		printf("run %lld: stop requested\n", (long long)run_id);
+	json_object_put(reply);
+	return r;
+}
+
+int cmd_status(struct cli *cli, int argc, char **argv)
+{
+	json_object *req, *reply = NULL, *runs;
+	int64_t run_id = 0;
+	int r;
+
+	if (argc > 2)
+		return cli_usage("status");
+	if (argc == 2 && (r = cli_parse_run(argv[1], &run_id)))
+		return r;
+	req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("status"));
+	if (run_id)
+		json_object_object_add(req, "run", json_object_new_int64(run_id));
+	r = ctl_call(cli, req, &reply);
+	json_object_put(req);
+	if (r)
+		return r;
+	r = ctl_check(reply, CLI_NOTFOUND);
+	if (r) {
+		json_object_put(reply);
+		return r;
+	}
+	json_object_object_get_ex(reply, "runs", &runs);
+	if (cli->format == CLI_JSON) {
+		ctl_print_json(reply);
+	} else if (!json_object_array_length(runs)) {
+		printf("no runs in progress\n");
+	} else {
+		printf("%4s  %-16s %-16s %-15s %-26s %10s %8s %7s  %s\n", "RUN", "NAME", "DEVICE",
+		       "STATE", "PHASE", "IOPS", "P99_US", "ROUNDS", "STEADY");
+		for (size_t i = 0; i < json_object_array_length(runs); i++) {
+			json_object *o = json_object_array_get_idx(runs, i), *x;
+			char phase[64], steady[64] = "-";
+			double prog = -1;
+
+			if (json_object_object_get_ex(o, "progress", &x) && x)
+				prog = json_object_get_double(x);
+			snprintf(phase, sizeof(phase), "%d %s",
+				 json_object_get_int(json_object_object_get(o, "phase")),
+				 json_object_get_string(json_object_object_get(o, "phase_name")));
+			if (prog >= 0)
+				snprintf(phase + strlen(phase), sizeof(phase) - strlen(phase),
+					 " %.1f%%", 100 * prog);
+			if (json_object_get_boolean(json_object_object_get(o, "steady")))
+				snprintf(steady, sizeof(steady), "since round %lld",
+					 (long long)json_object_get_int64(
+						 json_object_object_get(o, "steady_round")));
+			printf("%4lld  %-16.16s %-16.16s %-15s %-26.26s %10.0f %8.1f %7lld  %s\n",
+			       (long long)json_object_get_int64(json_object_object_get(o, "run")),
+			       json_object_get_string(json_object_object_get(o, "name")),
+			       json_object_get_string(json_object_object_get(o, "device")),
+			       json_object_get_string(json_object_object_get(o, "state")), phase,
+			       json_object_get_double(json_object_object_get(o, "iops")),
+			       json_object_get_double(json_object_object_get(o, "lat_p99_us")),
+			       (long long)json_object_get_int64(json_object_object_get(o, "rounds")),
+			       steady);
+		}
+	}
+	json_object_put(reply);
+	return CLI_OK;
+}
+
+/* --- wait: polls the database, so it works without the daemon too --- */
+
+enum wait_for { WAIT_DONE, WAIT_STEADY };
+
+static int wait_check(struct cli *cli, int64_t run_id, enum wait_for what, bool *finished)
+{
+	struct store_phase *ph = NULL;
+	struct store_run run = { 0 };
+	struct store *s;
+	size_t n = 0;
+	int r, steady = 0;
+
+	*finished = false;
+	if ((r = cli_load_run(cli, run_id, &run)))
+		return r;
+	if ((r = cli_store(cli, &s)))
+		goto out;
+	if (store_phases_list(s, run_id, &ph, &n)) {
+		r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ph[i].kind, "precondition") && ph[i].steady == 1)
+			steady = 1;
+	store_phases_free(ph, n);
+	r = CLI_NOT;
+	if (what == WAIT_STEADY && steady) {
+		printf("run %lld: steady state reached\n", (long long)run_id);
+		*finished = true;
+		r = CLI_OK;
+	} else if (!store_run_state_active(run.state)) {
+		*finished = true;
+		if (!strcmp(run.state, "failed")) {
+			printf("run %lld failed: %s\n", (long long)run_id, run.error ? run.error : "");
+			r = CLI_FAILED;
+		} else if (!strcmp(run.state, "stopped")) {
+			printf("run %lld was stopped\n", (long long)run_id);
+		} else if (what == WAIT_DONE) {
+			printf("run %lld done\n", (long long)run_id);
+			r = CLI_OK;
+		} else {
+			printf("run %lld ended without reaching steady state\n", (long long)run_id);
+		}
+	}
+out:
+	store_run_clear(&run);
+	return r;
+}
+
+int cmd_wait(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "for", required_argument, NULL, 'f' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum wait_for what = WAIT_DONE;
+	uint64_t timeout_ns = 0;
+	int64_t run_id, deadline = 0;
+	bool finished;
+	int opt, r;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			if (!strcmp(optarg, "steady"))
+				what = WAIT_STEADY;
+			else if (!strcmp(optarg, "done"))
+				what = WAIT_DONE;
+			else
+				return cli_error(CLI_USAGE, "--for: expected steady or done, not '%s'",
+						 optarg);
+			break;
+		case 't':
+			if (parse_duration_ns(optarg, &timeout_ns))
+				return cli_error(CLI_USAGE, "--timeout: expected a duration ('10m', '8h'), "
+							    "not '%s'",
+						 optarg);
+			break;
+		default:
+			return cli_usage("wait");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage("wait");
+	if ((r = cli_parse_run(argv[optind], &run_id)))
+		return r;
+	if (timeout_ns)
+		deadline = cli_now_ns() + (int64_t)timeout_ns;
+	for (;;) {
+		struct timespec ts = { .tv_nsec = 250000000L };
+
+		r = wait_check(cli, run_id, what, &finished);
+		if (finished || (r != CLI_OK && r != CLI_NOT))
+			return r;
+		if (deadline && cli_now_ns() >= deadline) {
+			printf("run %lld: timed out waiting for %s\n", (long long)run_id,
+			       what == WAIT_STEADY ? "steady state" : "the end");
+			return CLI_NOT;
+		}
+		nanosleep(&ts, NULL);
+	}
+}
