@@ -48,6 +48,8 @@ struct runner {
 	double last_progress_event;
 	int64_t last_progress_ns;
 	unsigned int cur_threads, cur_iodepth;
+	/* where I/O goes: the block device of an NVMe generic path (ngXnY) */
+	char io_path[256];
 
 	char err[512];
 };
@@ -308,6 +310,7 @@ static int runner_check_target(struct runner *r, bool writes, struct target_iden
 	ret = target_identify(r->plan.device, id, msg, sizeof(msg));
 	if (ret)
 		return runner_fail(r, ret, "%s: %s", r->plan.device, msg);
+	snprintf(r->io_path, sizeof(r->io_path), "%s", *id->block_path ? id->block_path : r->plan.device);
 	if (*r->plan.ident && target_match(id, r->plan.ident) == TARGET_MATCH_NONE)
 		return runner_fail(r, -EPERM,
 				   "refusing %s: it is %s, not the drive the plan names (%s %s)",
@@ -436,7 +439,7 @@ static int runner_erase(struct runner *r, struct store_phase *p, const struct pl
 
 		if (!target_identify(r->plan.device, &cur, NULL, 0) && cur.kind == TARGET_NVME &&
 		    target_match(&cur, r->plan.ident) != TARGET_MATCH_NONE &&
-		    !target_open(r->plan.device, false, &fd)) {
+		    !target_open(*cur.block_path ? cur.block_path : r->plan.device, false, &fd)) {
 			ret = erase_resume(fd, &cur, &o, &rec);
 			close(fd);
 			if (!ret)
@@ -468,7 +471,7 @@ static int runner_erase(struct runner *r, struct store_phase *p, const struct pl
 
 static void runner_footprint(struct runner *r, struct engine_job *job)
 {
-	job->path = r->plan.device;
+	job->path = *r->io_path ? r->io_path : r->plan.device;
 	job->offset_bytes = r->plan.offset_bytes;
 	job->size_bytes = r->plan.footprint_bytes;
 	job->interval_ns = r->plan.interval_ns;
@@ -485,7 +488,7 @@ static int runner_resolve_footprint(struct runner *r, struct engine_job *job)
 
 	if (r->plan.footprint_pct <= 0)
 		return 0;
-	ret = engine_target_probe(r->plan.device, &t);
+	ret = engine_target_probe(job->path, &t);
 	if (ret)
 		return runner_fail(r, ret, "%s: %s", r->plan.device, strerror(-ret));
 	ret = engine_footprint(t.size_bytes, t.lba_bytes, r->plan.offset_bytes, 0,

@@ -89,5 +89,6 @@ int cmd_start(struct cli *cli, int argc, char **argv);
 int cmd_stop(struct cli *cli, int argc, char **argv);
 int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_wait(struct cli *cli, int argc, char **argv);
+int cmd_drives(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -33,6 +33,14 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  Exit status: 0 reached; 1 timed out, or the run ended without reaching it\n"
 	  "  (stopped, or done without steady state); 5 the run failed; 3 no such run.\n",
 	  cmd_wait, false },
+	{ "drives", "[PATH...] [--json|--csv]",
+	  "every NVMe namespace and block device: identity, erase methods, in-use reasons",
+	  "  With PATHs, just those (regular files too).  The serial (or EUI64, NGUID,\n"
+	  "  WWN) shown is what a plan names in [run] serial =.\n"
+	  "  Loop devices are named loop:MAJ:MIN:INODE of their backing file, regular\n"
+	  "  files file:MAJ:MIN:INODE.  A drive in use (mounted, swap, held by md/dm/LVM,\n"
+	  "  backing /) is refused by every writing phase.\n" FORMAT_HELP,
+	  cmd_drives, true },
 	{ "runs", "[--serial S] [--state STATE|active] [--since WHEN] [--until WHEN]",
 	  "list the runs in the database",
 	  "  --serial S          runs on the drive with this serial (or EUI64/NGUID/WWN)\n"

@@ -1,0 +1,1245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * target: identity of drives and files, in-use checks, exclusive open.
+ * See target.h for the serial conventions of loop devices and files.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "cleanup.h"
+#include "erase.h"
+#include "nvmex.h"
+#include "target.h"
+
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+#define _cleanup_closedir_ _cleanup_(closedirp)
+
+static const char *sys_default = "/sys";
+
+/* snprintf that reports truncation as -ENAMETOOLONG */
+static int __attribute__((format(printf, 3, 4))) fmt(char *buf, size_t len, const char *f, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = vsnprintf(buf, len, f, ap);
+	va_end(ap);
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static void setmsg(char *msg, size_t len, const char *f, ...) __attribute__((format(printf, 3, 4)));
+static void setmsg(char *msg, size_t len, const char *f, ...)
+{
+	va_list ap;
+
+	if (!msg || !len)
+		return;
+	va_start(ap, f);
+	vsnprintf(msg, len, f, ap);
+	va_end(ap);
+}
+
+/* Copy with truncation (identifiers longer than the field are cut, never overflow). */
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n;
+
+	if (!len)
+		return;
+	n = src ? strlen(src) : 0;
+	if (n > len - 1)
+		n = len - 1;
+	if (n)
+		memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Remove surrounding whitespace in place; returns @s. */
+static char *strip(char *s)
+{
+	size_t n = strlen(s);
+	char *p = s;
+
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	while (*p && isspace((unsigned char)*p))
+		p++;
+	if (p != s)
+		memmove(s, p, strlen(p) + 1);
+	return s;
+}
+
+/* Read a small sysfs attribute, stripped.  Returns its length or -errno. */
+static int read_attr(const char *path, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	if (len == 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	/* some attributes are binary (vpd pages): stop at the first NUL */
+	strip(buf);
+	return (int)strlen(buf);
+}
+
+static int __attribute__((format(printf, 3, 4)))
+read_attrf(char *buf, size_t len, const char *f, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = vsnprintf(path, sizeof(path), f, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	return read_attr(path, buf, len);
+}
+
+static bool path_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static int parse_devnum(const char *s, dev_t *d)
+{
+	unsigned ma, mi;
+	int n = 0;
+
+	if (sscanf(s, "%u:%u%n", &ma, &mi, &n) != 2 || s[n] != '\0')
+		return -EINVAL;
+	*d = makedev(ma, mi);
+	return 0;
+}
+
+/* "nvme0n1" (not "nvme0c0n1", not "nvme0n1p1") */
+static bool is_nvme_ns_name(const char *s, unsigned *a, unsigned *nsid)
+{
+	unsigned x, y;
+	int n = 0;
+
+	if (sscanf(s, "nvme%un%u%n", &x, &y, &n) != 2 || s[n] != '\0' ||
+	    !isdigit((unsigned char)s[4]))
+		return false;
+	if (a)
+		*a = x;
+	if (nsid)
+		*nsid = y;
+	return true;
+}
+
+/* "nvme0c1n1": hidden per-path device of a multipath namespace */
+static bool is_nvme_path_name(const char *s, unsigned *subsys, unsigned *ctrl, unsigned *nsid)
+{
+	unsigned x, y, z;
+	int n = 0;
+
+	if (sscanf(s, "nvme%uc%un%u%n", &x, &y, &z, &n) != 3 || s[n] != '\0' ||
+	    !isdigit((unsigned char)s[4]))
+		return false;
+	if (subsys)
+		*subsys = x;
+	if (ctrl)
+		*ctrl = y;
+	if (nsid)
+		*nsid = z;
+	return true;
+}
+
+/* "ng0n1" */
+static bool is_ng_name(const char *s)
+{
+	unsigned x, y;
+	int n = 0;
+
+	return sscanf(s, "ng%un%u%n", &x, &y, &n) == 2 && s[n] == '\0' &&
+	       isdigit((unsigned char)s[2]);
+}
+
+static bool is_ctrl_name(const char *s)
+{
+	unsigned x;
+	int n = 0;
+
+	return sscanf(s, "nvme%u%n", &x, &n) == 1 && s[n] == '\0' && isdigit((unsigned char)s[4]);
+}
+
+/* basename of realpath(@link) into @out */
+static int link_base(const char *link, char *out, size_t len)
+{
+	_cleanup_free_ char *rp = realpath(link, NULL);
+	const char *b;
+
+	if (!rp)
+		return -errno;
+	b = strrchr(rp, '/');
+	b = b ? b + 1 : rp;
+	if (strlen(b) >= len)
+		return -ENAMETOOLONG;
+	strcpy(out, b);
+	return 0;
+}
+
+static void hex_str(char *out, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 0xf];
+		any |= b[i] != 0;
+	}
+	out[2 * n] = '\0';
+	/* an all-zero EUI64/NGUID means "not reported" (NVMe 1.4 Figure 249) */
+	if (!any)
+		out[0] = '\0';
+}
+
+const char *target_kind_name(enum target_kind kind)
+{
+	switch (kind) {
+	case TARGET_FILE:
+		return "file";
+	case TARGET_BLOCK:
+		return "block";
+	case TARGET_NVME:
+		return "nvme";
+	default:
+		return "unknown";
+	}
+}
+
+const char *target_match_name(enum target_match_field f)
+{
+	switch (f) {
+	case TARGET_MATCH_SERIAL:
+		return "serial";
+	case TARGET_MATCH_EUI64:
+		return "eui64";
+	case TARGET_MATCH_NGUID:
+		return "nguid";
+	case TARGET_MATCH_WWN:
+		return "wwn";
+	default:
+		return "none";
+	}
+}
+
+/* The controller ("nvme0") of an NVMe namespace or generic device sysfs dir. */
+static void nvme_ctrl_of(const char *sysdir, char *ctrl, size_t len)
+{
+	char p[PATH_MAX], base[TARGET_NAME_LEN];
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	unsigned c;
+
+	ctrl[0] = '\0';
+	if (fmt(p, sizeof(p), "%s/device", sysdir) == 0 && link_base(p, base, sizeof(base)) == 0 &&
+	    is_ctrl_name(base)) {
+		copy_str(ctrl, len, base);
+		return;
+	}
+	/* a multipath head hangs off the subsystem: take its first path */
+	if (fmt(p, sizeof(p), "%s/multipath", sysdir) < 0)
+		return;
+	d = opendir(p);
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (is_nvme_path_name(de->d_name, NULL, &c, NULL)) {
+			snprintf(ctrl, len, "nvme%u", c);
+			return;
+		}
+}
+
+/* The block device of namespace @nsid on controller @ctrl, or "". */
+static void nvme_block_of(const char *sys_root, const char *ctrl, uint32_t nsid, char *out,
+			  size_t len)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	char p[PATH_MAX];
+	struct dirent *de;
+	unsigned s, n;
+
+	out[0] = '\0';
+	if (!ctrl[0] || fmt(p, sizeof(p), "%s/class/nvme/%s", sys_root, ctrl) < 0)
+		return;
+	d = opendir(p);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (is_nvme_ns_name(de->d_name, NULL, &n) && n == nsid) {
+			if (fmt(out, len, "/dev/%s", de->d_name) < 0)
+				out[0] = '\0';
+			return;
+		}
+		if (is_nvme_path_name(de->d_name, &s, NULL, &n) && n == nsid) {
+			if (fmt(out, len, "/dev/nvme%un%u", s, n) < 0)
+				out[0] = '\0';
+			return;
+		}
+	}
+}
+
+static int identify_nvme(int fd, const struct stat *st, const char *sysdir,
+			 struct target_identity *id, char *msg, size_t msg_len)
+{
+	struct nvmex_ctrl_info c;
+	struct nvmex_ns_info n;
+	struct nvmex_err e = {0};
+	uint32_t nsid;
+	int r;
+
+	r = nvmex_get_nsid(fd, &nsid, &e);
+	if (r == 0)
+		r = nvmex_identify_ctrl(fd, &c, &e);
+	if (r == 0)
+		r = nvmex_identify_ns(fd, nsid, &n, &e);
+	if (r < 0) {
+		setmsg(msg, msg_len, "%s: %s", id->path, e.msg[0] ? e.msg : strerror(-r));
+		return r;
+	}
+	id->kind = TARGET_NVME;
+	copy_str(id->serial, sizeof(id->serial), c.serial);
+	copy_str(id->model, sizeof(id->model), c.model);
+	copy_str(id->firmware, sizeof(id->firmware), c.firmware);
+	hex_str(id->eui64, n.eui64, sizeof(n.eui64));
+	hex_str(id->nguid, n.nguid, sizeof(n.nguid));
+	id->nsid = nsid;
+	id->cntlid = c.cntlid;
+	id->oacs = c.oacs;
+	id->fna = c.fna;
+	id->sanicap = c.sanicap;
+	id->flbas_index = n.lbaf;
+	id->meta_bytes = n.meta_bytes;
+	id->meta_extended = n.meta_extended;
+	id->dps = n.dps;
+	id->dlfeat = n.dlfeat;
+	id->lba_bytes = n.lba_bytes;
+	id->capacity_bytes = n.nsze_blocks * n.lba_bytes;
+	if (S_ISBLK(st->st_mode)) {
+		id->dev = st->st_rdev;
+		copy_str(id->block_path, sizeof(id->block_path), id->path);
+	} else if (S_ISREG(st->st_mode)) {
+		/* an ioctl mock behind a plain file: I/O goes to the file */
+		id->dev = st->st_dev;
+		id->ino = st->st_ino;
+		copy_str(id->block_path, sizeof(id->block_path), id->path);
+	}
+	if (sysdir) {
+		nvme_ctrl_of(sysdir, id->ctrl, sizeof(id->ctrl));
+		if (S_ISCHR(st->st_mode)) {
+			nvme_block_of(sys_default, id->ctrl, nsid, id->block_path,
+				      sizeof(id->block_path));
+			if (id->block_path[0] && !path_exists(id->block_path))
+				id->block_path[0] = '\0';
+		}
+	}
+	return 0;
+}
+
+/* SCSI VPD page 80h: 4-byte header, then the unit serial number. */
+static int read_vpd80(const char *sysdir, char *out, size_t len)
+{
+	char p[PATH_MAX];
+	unsigned char buf[256];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+	size_t l;
+
+	if (fmt(p, sizeof(p), "%s/device/vpd_pg80", sysdir) < 0)
+		return -ENAMETOOLONG;
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf));
+	if (n < 4 || buf[1] != 0x80)
+		return -EINVAL;
+	l = ((size_t)buf[2] << 8 | buf[3]);
+	if (l > (size_t)n - 4)
+		l = (size_t)n - 4;
+	if (l >= len)
+		l = len - 1;
+	for (size_t i = 0; i < l; i++)
+		out[i] = (buf[4 + i] >= 0x20 && buf[4 + i] < 0x7f) ? (char)buf[4 + i] : ' ';
+	out[l] = '\0';
+	strip(out);
+	return out[0] ? 0 : -ENOENT;
+}
+
+static int identify_block(int fd, const struct stat *st, const char *sysdir, const char *sysname,
+			  struct target_identity *id, char *msg, size_t msg_len)
+{
+	char buf[256];
+	uint64_t size = 0;
+	int ssz = 0;
+
+	id->kind = TARGET_BLOCK;
+	id->dev = st->st_rdev;
+	copy_str(id->block_path, sizeof(id->block_path), id->path);
+	if (ioctl(fd, BLKGETSIZE64, &size) < 0 || ioctl(fd, BLKSSZGET, &ssz) < 0) {
+		int r = -errno;
+
+		setmsg(msg, msg_len, "%s: cannot read size: %s", id->path, strerror(-r));
+		return r;
+	}
+	id->capacity_bytes = size;
+	id->lba_bytes = ssz > 0 ? (uint32_t)ssz : 512;
+
+	if (read_attrf(buf, sizeof(buf), "%s/device/model", sysdir) > 0)
+		copy_str(id->model, sizeof(id->model), buf);
+	if (read_attrf(buf, sizeof(buf), "%s/device/rev", sysdir) > 0 ||
+	    read_attrf(buf, sizeof(buf), "%s/device/firmware_rev", sysdir) > 0)
+		copy_str(id->firmware, sizeof(id->firmware), buf);
+	if (read_attrf(buf, sizeof(buf), "%s/queue/discard_max_bytes", sysdir) > 0)
+		id->discard = strtoull(buf, NULL, 10) > 0;
+	if (read_attrf(buf, sizeof(buf), "%s/queue/rotational", sysdir) > 0)
+		id->rotational = buf[0] == '1';
+
+	if (strncmp(sysname, "loop", 4) == 0) {
+		struct loop_info64 li;
+
+		copy_str(id->model, sizeof(id->model), "Linux loop device");
+		/* synthetic serial from the backing file, see target.h */
+		if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0) {
+			int n = snprintf(id->serial, sizeof(id->serial), "loop:%u:%u:%llu",
+					 major((dev_t)li.lo_device), minor((dev_t)li.lo_device),
+					 (unsigned long long)li.lo_inode);
+			if (li.lo_offset && n > 0 && (size_t)n < sizeof(id->serial))
+				snprintf(id->serial + n, sizeof(id->serial) - (size_t)n, "@%llu",
+					 (unsigned long long)li.lo_offset);
+		}
+		return 0;
+	}
+
+	if (read_attrf(buf, sizeof(buf), "%s/device/serial", sysdir) > 0 ||
+	    read_attrf(buf, sizeof(buf), "%s/serial", sysdir) > 0 ||
+	    read_vpd80(sysdir, buf, sizeof(buf)) == 0)
+		copy_str(id->serial, sizeof(id->serial), buf);
+	if (read_attrf(buf, sizeof(buf), "%s/device/wwid", sysdir) > 0 ||
+	    read_attrf(buf, sizeof(buf), "%s/wwid", sysdir) > 0) {
+		char hex[64];
+		int n;
+
+		if (!id->serial[0])
+			copy_str(id->serial, sizeof(id->serial), buf);
+		n = target_hex_id(buf, hex, sizeof(hex));
+		if (strncasecmp(buf, "naa.", 4) == 0 && n > 0)
+			copy_str(id->wwn, sizeof(id->wwn), hex);
+		else if (strncasecmp(buf, "eui.", 4) == 0 && n == 16)
+			copy_str(id->eui64, sizeof(id->eui64), hex);
+		else if (strncasecmp(buf, "eui.", 4) == 0 && n == 32)
+			copy_str(id->nguid, sizeof(id->nguid), hex);
+	}
+	return 0;
+}
+
+static int identify_file(const struct stat *st, struct target_identity *id)
+{
+	const char *b = strrchr(id->path, '/');
+
+	id->kind = TARGET_FILE;
+	copy_str(id->name, sizeof(id->name), b ? b + 1 : id->path);
+	copy_str(id->model, sizeof(id->model), "regular file");
+	/* synthetic serial, see target.h */
+	snprintf(id->serial, sizeof(id->serial), "file:%u:%u:%llu", major(st->st_dev),
+		 minor(st->st_dev), (unsigned long long)st->st_ino);
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+	id->capacity_bytes = (uint64_t)st->st_size;
+	/* O_DIRECT on a file: 4 KiB covers every local file system's block */
+	id->lba_bytes = 4096;
+	return 0;
+}
+
+int target_identify_fd(int fd, const char *path, enum target_kind kind, struct target_identity *id,
+		       char *msg, size_t msg_len)
+{
+	struct target_identity t;
+	char sysdir[PATH_MAX], p[PATH_MAX];
+	struct stat st;
+	int r;
+
+	memset(&t, 0, sizeof(t));
+	if (!path || !*path)
+		return -EINVAL;
+	if (strlen(path) >= sizeof(t.path)) {
+		setmsg(msg, msg_len, "%.64s...: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	copy_str(t.path, sizeof(t.path), path);
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		setmsg(msg, msg_len, "%s: %s", path, strerror(-r));
+		return r;
+	}
+
+	if (S_ISREG(st.st_mode)) {
+		if (kind == TARGET_BLOCK) {
+			setmsg(msg, msg_len, "%s: a regular file, not a block device", path);
+			return -ENOTBLK;
+		}
+		if (kind == TARGET_NVME) {
+			const char *b = strrchr(path, '/');
+
+			copy_str(t.name, sizeof(t.name), b ? b + 1 : path);
+			r = identify_nvme(fd, &st, NULL, &t, msg, msg_len);
+		} else {
+			r = identify_file(&st, &t);
+		}
+	} else if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)) {
+		bool blk = S_ISBLK(st.st_mode);
+
+		if (kind == TARGET_FILE) {
+			setmsg(msg, msg_len, "%s: a device, not a regular file", path);
+			return -EINVAL;
+		}
+		r = fmt(sysdir, sizeof(sysdir), "%s/dev/%s/%u:%u", sys_default,
+			blk ? "block" : "char", major(st.st_rdev), minor(st.st_rdev));
+		if (r == 0)
+			r = link_base(sysdir, t.name, sizeof(t.name));
+		if (r < 0) {
+			setmsg(msg, msg_len, "%s: not found in sysfs: %s", path, strerror(-r));
+			return r;
+		}
+		if (fmt(p, sizeof(p), "%s/partition", sysdir) == 0 && path_exists(p)) {
+			setmsg(msg, msg_len, "%s: %s is a partition; plateau takes whole drives",
+			       path, t.name);
+			return -EINVAL;
+		}
+		if (!blk && !is_ng_name(t.name)) {
+			setmsg(msg, msg_len, "%s: character device %s is not an NVMe namespace",
+			       path, t.name);
+			return -ENOTBLK;
+		}
+		if (!blk || kind == TARGET_NVME ||
+		    (kind == TARGET_UNKNOWN && is_nvme_ns_name(t.name, NULL, NULL)))
+			r = identify_nvme(fd, &st, sysdir, &t, msg, msg_len);
+		else
+			r = identify_block(fd, &st, sysdir, t.name, &t, msg, msg_len);
+	} else {
+		setmsg(msg, msg_len, "%s: not a drive or regular file", path);
+		return -EINVAL;
+	}
+	if (r < 0)
+		return r;
+	t.erase_methods = erase_methods_supported(&t);
+	*id = t;
+	return 0;
+}
+
+int target_identify_as(const char *path, enum target_kind kind, struct target_identity *id,
+		       char *msg, size_t msg_len)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	/* O_NONBLOCK: do not wait for media; no O_EXCL: identifying is harmless */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		r = -errno;
+		setmsg(msg, msg_len, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	return target_identify_fd(fd, path, kind, id, msg, msg_len);
+}
+
+int target_identify(const char *path, struct target_identity *id, char *msg, size_t msg_len)
+{
+	return target_identify_as(path, TARGET_UNKNOWN, id, msg, msg_len);
+}
+
+int target_hex_id(const char *in, char *out, size_t len)
+{
+	const char *p = in;
+	size_t n = 0;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (strncasecmp(p, "eui.", 4) == 0 || strncasecmp(p, "naa.", 4) == 0)
+		p += 4;
+	else if (strncasecmp(p, "0x", 2) == 0)
+		p += 2;
+	for (; *p; p++) {
+		if (isxdigit((unsigned char)*p)) {
+			if (n + 1 >= len)
+				return -EINVAL;
+			out[n++] = (char)tolower((unsigned char)*p);
+		} else if (*p == ':' || *p == '-' || *p == ' ' || *p == '\t' || *p == '\n') {
+			continue;
+		} else {
+			return -EINVAL;
+		}
+	}
+	if (len)
+		out[n] = '\0';
+	return n ? (int)n : -EINVAL;
+}
+
+enum target_match_field target_match(const struct target_identity *id, const char *want)
+{
+	char w[TARGET_SERIAL_LEN + 8], s[TARGET_SERIAL_LEN], hex[80];
+	int n;
+
+	if (!want || strlen(want) >= sizeof(w))
+		return TARGET_MATCH_NONE;
+	copy_str(w, sizeof(w), want);
+	strip(w);
+	if (!w[0])
+		return TARGET_MATCH_NONE;
+	copy_str(s, sizeof(s), id->serial);
+	strip(s);
+	if (s[0] && strcasecmp(s, w) == 0)
+		return TARGET_MATCH_SERIAL;
+	n = target_hex_id(w, hex, sizeof(hex));
+	if (n <= 0)
+		return TARGET_MATCH_NONE;
+	if (id->eui64[0] && strcmp(id->eui64, hex) == 0)
+		return TARGET_MATCH_EUI64;
+	if (id->nguid[0] && strcmp(id->nguid, hex) == 0)
+		return TARGET_MATCH_NGUID;
+	if (id->wwn[0] && strcmp(id->wwn, hex) == 0)
+		return TARGET_MATCH_WWN;
+	return TARGET_MATCH_NONE;
+}
+
+bool target_same(const struct target_identity *a, const struct target_identity *b)
+{
+	return a->kind == b->kind && strcmp(a->serial, b->serial) == 0 &&
+	       strcmp(a->eui64, b->eui64) == 0 && strcmp(a->nguid, b->nguid) == 0 &&
+	       strcmp(a->wwn, b->wwn) == 0 && a->nsid == b->nsid &&
+	       a->capacity_bytes == b->capacity_bytes && a->lba_bytes == b->lba_bytes;
+}
+
+char *target_describe(const struct target_identity *id, char *buf, size_t len)
+{
+	int n;
+
+	n = snprintf(buf, len, "%s (%s%s%s, serial %s", id->path, target_kind_name(id->kind),
+		     id->model[0] ? " " : "", id->model, id->serial[0] ? id->serial : "none");
+	if (n >= 0 && (size_t)n < len && id->eui64[0])
+		n += snprintf(buf + n, len - (size_t)n, ", eui64 %s", id->eui64);
+	if (n >= 0 && (size_t)n < len && id->nguid[0])
+		n += snprintf(buf + n, len - (size_t)n, ", nguid %s", id->nguid);
+	if (n >= 0 && (size_t)n < len && id->wwn[0])
+		n += snprintf(buf + n, len - (size_t)n, ", wwn %s", id->wwn);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ")");
+	return buf;
+}
+
+/* ---- in use ---- */
+
+static int devset_add(struct target_devset *set, dev_t d, const char *name)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->dev[i] == d)
+			return 0;
+	if (set->n >= TARGET_DEVSET_MAX)
+		return -E2BIG;
+	set->dev[set->n] = d;
+	copy_str(set->name[set->n], sizeof(set->name[0]), name);
+	set->n++;
+	return 0;
+}
+
+static const char *devset_find_dev(const struct target_devset *set, dev_t d)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->dev[i] == d)
+			return set->name[i];
+	return NULL;
+}
+
+static const char *devset_find_name(const struct target_devset *set, const char *name)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (strcmp(set->name[i], name) == 0)
+			return set->name[i];
+	return NULL;
+}
+
+int target_devset_sysfs(const char *sys_root, const char *name, struct target_devset *set)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	char dir[PATH_MAX], buf[64];
+	struct dirent *de;
+	dev_t dv;
+	int r;
+
+	if (strchr(name, '/') || !name[0])
+		return -EINVAL;
+	r = fmt(dir, sizeof(dir), "%s/class/block/%s", sys_root, name);
+	if (r < 0)
+		return r;
+	r = read_attrf(buf, sizeof(buf), "%s/dev", dir);
+	if (r < 0)
+		return r == -ENOENT ? -ENOENT : r;
+	if (parse_devnum(buf, &dv) < 0)
+		return -EINVAL;
+	r = devset_add(set, dv, name);
+	if (r < 0)
+		return r;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (read_attrf(buf, sizeof(buf), "%s/%s/partition", dir, de->d_name) < 0)
+			continue;
+		if (read_attrf(buf, sizeof(buf), "%s/%s/dev", dir, de->d_name) < 0 ||
+		    parse_devnum(buf, &dv) < 0)
+			continue;
+		r = devset_add(set, dv, de->d_name);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int target_devset_add_ctrl(const char *sys_root, const char *ctrl, struct target_devset *set)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	char p[PATH_MAX], head[TARGET_NAME_LEN];
+	struct dirent *de;
+	unsigned s, n;
+	int r;
+
+	if (fmt(p, sizeof(p), "%s/class/nvme/%s", sys_root, ctrl) < 0)
+		return -ENAMETOOLONG;
+	d = opendir(p);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (is_nvme_ns_name(de->d_name, NULL, NULL)) {
+			r = target_devset_sysfs(sys_root, de->d_name, set);
+		} else if (is_nvme_path_name(de->d_name, &s, NULL, &n)) {
+			/* the multipath head nvme<subsys>n<nsid> is what gets mounted */
+			snprintf(head, sizeof(head), "nvme%un%u", s, n);
+			r = target_devset_sysfs(sys_root, head, set);
+		} else {
+			continue;
+		}
+		if (r < 0 && r != -ENOENT)
+			return r;
+	}
+	return 0;
+}
+
+static void add_reason(struct target_inuse *u, const char *f, ...)
+	__attribute__((format(printf, 2, 3)));
+static void add_reason(struct target_inuse *u, const char *f, ...)
+{
+	va_list ap;
+
+	if (u->count < TARGET_REASONS_MAX) {
+		va_start(ap, f);
+		vsnprintf(u->reason[u->count], sizeof(u->reason[0]), f, ap);
+		va_end(ap);
+	}
+	u->count++;
+}
+
+/* Undo the octal escapes (\040 etc.) of mountinfo and /proc/swaps, in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (char *p = s; *p; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			*o++ = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
+			p += 3;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+}
+
+/* Does a device path (mount source, swap file name) refer to something in @set? */
+static const char *source_in_set(const char *src, const struct target_devset *set)
+{
+	struct stat st;
+	const char *b, *hit;
+
+	if (src[0] != '/')
+		return NULL;
+	if (stat(src, &st) == 0 && S_ISBLK(st.st_mode)) {
+		hit = devset_find_dev(set, st.st_rdev);
+		if (hit)
+			return hit;
+	}
+	/* by kernel name too (a stale or namespaced /dev): refusing is the safe side */
+	if (strncmp(src, "/dev/", 5) != 0)
+		return NULL;
+	b = strrchr(src, '/') + 1;
+	return devset_find_name(set, b);
+}
+
+struct mountinfo_line {
+	dev_t dev;
+	char *mountpoint;
+	char *source;
+};
+
+/* Split one mountinfo line (modified in place). */
+static int parse_mountinfo_line(char *line, struct mountinfo_line *m)
+{
+	char *f[64], *save = NULL, *tok;
+	size_t n = 0, sep;
+
+	for (tok = strtok_r(line, " \n", &save); tok && n < 64; tok = strtok_r(NULL, " \n", &save))
+		f[n++] = tok;
+	if (n < 7)
+		return -EINVAL;
+	for (sep = 6; sep < n && strcmp(f[sep], "-") != 0; sep++)
+		;
+	if (sep + 2 >= n)
+		return -EINVAL;
+	if (parse_devnum(f[2], &m->dev) < 0)
+		return -EINVAL;
+	m->mountpoint = f[4];
+	m->source = f[sep + 2];
+	unescape(m->mountpoint);
+	unescape(m->source);
+	return 0;
+}
+
+int target_inuse_mountinfo(FILE *f, const struct target_devset *set, struct target_inuse *u)
+{
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	unsigned before = u->count;
+
+	if (set->is_file)
+		return 0;
+	while (getline(&line, &cap, f) > 0) {
+		struct mountinfo_line m;
+		const char *hit;
+
+		if (parse_mountinfo_line(line, &m) < 0)
+			continue;
+		hit = devset_find_dev(set, m.dev);
+		if (!hit)
+			hit = source_in_set(m.source, set);
+		if (hit)
+			add_reason(u, "%s is mounted at %s", hit, m.mountpoint);
+	}
+	if (ferror(f))
+		return -EIO;
+	return (int)(u->count - before);
+}
+
+int target_inuse_swaps(FILE *f, const struct target_devset *set, struct target_inuse *u)
+{
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	unsigned before = u->count;
+
+	while (getline(&line, &cap, f) > 0) {
+		char *save = NULL, *name, *type;
+		const char *hit;
+		struct stat st;
+
+		name = strtok_r(line, " \t\n", &save);
+		type = strtok_r(NULL, " \t\n", &save);
+		if (!name || !type || strcmp(name, "Filename") == 0)
+			continue;
+		unescape(name);
+		if (set->is_file) {
+			if (stat(name, &st) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_dev == set->file_dev && st.st_ino == set->file_ino)
+				add_reason(u, "%s is an active swap file", name);
+			continue;
+		}
+		hit = source_in_set(name, set);
+		if (hit) {
+			add_reason(u, "%s is active swap", hit);
+			continue;
+		}
+		if (stat(name, &st) == 0 && S_ISREG(st.st_mode)) {
+			hit = devset_find_dev(set, st.st_dev);
+			if (hit)
+				add_reason(u, "%s holds the active swap file %s", hit, name);
+		}
+	}
+	if (ferror(f))
+		return -EIO;
+	return (int)(u->count - before);
+}
+
+int target_inuse_holders(const char *sys_root, const struct target_devset *set,
+			 struct target_inuse *u)
+{
+	unsigned before = u->count;
+
+	for (size_t i = 0; i < set->n; i++) {
+		_cleanup_closedir_ DIR *d = NULL;
+		char p[PATH_MAX], dmname[128];
+		struct dirent *de;
+
+		if (fmt(p, sizeof(p), "%s/class/block/%s/holders", sys_root, set->name[i]) < 0)
+			return -ENAMETOOLONG;
+		d = opendir(p);
+		if (!d) {
+			if (errno == ENOENT)
+				continue;
+			return -errno;
+		}
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			if (read_attrf(dmname, sizeof(dmname), "%s/class/block/%s/dm/name",
+				       sys_root, de->d_name) > 0)
+				add_reason(u, "%s is held by %s (%s)", set->name[i], de->d_name,
+					   dmname);
+			else
+				add_reason(u, "%s is held by %s", set->name[i], de->d_name);
+		}
+	}
+	return (int)(u->count - before);
+}
+
+/* Is any (transitive) slave of block device @d in @set?  Depth-limited. */
+static const char *slaves_hit(const char *sys_root, const char *name,
+			      const struct target_devset *set, int depth)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	char p[PATH_MAX];
+	struct dirent *de;
+
+	if (depth > 8 || fmt(p, sizeof(p), "%s/class/block/%s/slaves", sys_root, name) < 0)
+		return NULL;
+	d = opendir(p);
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		const char *hit;
+
+		if (de->d_name[0] == '.')
+			continue;
+		hit = devset_find_name(set, de->d_name);
+		if (!hit)
+			hit = slaves_hit(sys_root, de->d_name, set, depth + 1);
+		if (hit)
+			return hit;
+	}
+	return NULL;
+}
+
+int target_inuse_root(FILE *f, const char *sys_root, const struct target_devset *set,
+		      struct target_inuse *u)
+{
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	dev_t root = 0;
+	char src[PATH_MAX] = "", p[PATH_MAX], name[TARGET_NAME_LEN];
+	const char *hit;
+
+	if (set->is_file)
+		return 0;
+	/* the last mount on "/" is the one in effect */
+	while (getline(&line, &cap, f) > 0) {
+		struct mountinfo_line m;
+
+		if (parse_mountinfo_line(line, &m) < 0 || strcmp(m.mountpoint, "/") != 0)
+			continue;
+		found = true;
+		root = m.dev;
+		copy_str(src, sizeof(src), m.source);
+	}
+	if (!found)
+		return 0;
+	hit = devset_find_dev(set, root);
+	if (!hit)
+		hit = source_in_set(src, set);
+	if (hit) {
+		add_reason(u, "%s backs the root filesystem", hit);
+		return 1;
+	}
+	/* root on dm / md: follow the slaves down */
+	if (fmt(p, sizeof(p), "%s/dev/block/%u:%u", sys_root, major(root), minor(root)) < 0 ||
+	    link_base(p, name, sizeof(name)) < 0)
+		return 0;
+	hit = slaves_hit(sys_root, name, set, 0);
+	if (hit) {
+		add_reason(u, "%s backs the root filesystem (through %s)", hit, name);
+		return 1;
+	}
+	return 0;
+}
+
+int target_inuse_loop_backing(const char *sys_root, const struct target_devset *set,
+			      struct target_inuse *u)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	char p[PATH_MAX], backing[PATH_MAX];
+	struct dirent *de;
+	unsigned before = u->count;
+
+	if (!set->is_file)
+		return 0;
+	if (fmt(p, sizeof(p), "%s/block", sys_root) < 0)
+		return -ENAMETOOLONG;
+	d = opendir(p);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (strncmp(de->d_name, "loop", 4) != 0)
+			continue;
+		if (read_attrf(backing, sizeof(backing), "%s/block/%s/loop/backing_file", sys_root,
+			       de->d_name) <= 0)
+			continue;
+		if (stat(backing, &st) == 0 && st.st_dev == set->file_dev &&
+		    st.st_ino == set->file_ino)
+			add_reason(u, "the file backs %s", de->d_name);
+	}
+	return (int)(u->count - before);
+}
+
+int target_inuse(const struct target_identity *id, bool whole_ctrl, struct target_inuse *u)
+{
+	_cleanup_fclose_ FILE *mi = NULL;
+	_cleanup_fclose_ FILE *sw = NULL;
+	struct target_devset set;
+	struct stat st;
+	int r;
+
+	memset(u, 0, sizeof(*u));
+	memset(&set, 0, sizeof(set));
+	if (stat(id->path, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode)) {
+		set.is_file = true;
+		set.file_dev = st.st_dev;
+		set.file_ino = st.st_ino;
+	} else {
+		/* the block device (for /dev/ngXnY: its block twin, if any) and its partitions */
+		if (id->block_path[0]) {
+			char p[PATH_MAX], name[TARGET_NAME_LEN];
+			struct stat bst;
+
+			if (stat(id->block_path, &bst) < 0)
+				return -errno;
+			if (!S_ISBLK(bst.st_mode))
+				return -ENOTBLK;
+			r = fmt(p, sizeof(p), "%s/dev/block/%u:%u", sys_default, major(bst.st_rdev),
+				minor(bst.st_rdev));
+			if (r == 0)
+				r = link_base(p, name, sizeof(name));
+			if (r == 0)
+				r = target_devset_sysfs(sys_default, name, &set);
+			if (r < 0)
+				return r;
+		}
+		if (whole_ctrl && id->kind == TARGET_NVME && id->ctrl[0]) {
+			r = target_devset_add_ctrl(sys_default, id->ctrl, &set);
+			if (r < 0)
+				return r;
+		}
+	}
+
+	mi = fopen("/proc/self/mountinfo", "re");
+	if (!mi)
+		return -errno;
+	r = target_inuse_mountinfo(mi, &set, u);
+	if (r < 0)
+		return r;
+	rewind(mi);
+	r = target_inuse_root(mi, sys_default, &set, u);
+	if (r < 0)
+		return r;
+	sw = fopen("/proc/swaps", "re");
+	if (sw) {
+		r = target_inuse_swaps(sw, &set, u);
+		if (r < 0)
+			return r;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	r = target_inuse_holders(sys_default, &set, u);
+	if (r < 0)
+		return r;
+	r = target_inuse_loop_backing(sys_default, &set, u);
+	if (r < 0)
+		return r;
+	return (int)u->count;
+}
+
+int target_open(const char *path, bool writable, int *ret_fd)
+{
+	struct stat st;
+	int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+	int fd;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode))
+		/* O_EXCL without O_CREAT on a block device: an exclusive claim */
+		flags |= O_DIRECT | O_EXCL;
+	else if (S_ISREG(st.st_mode))
+		flags |= O_DIRECT;
+	else if (!S_ISCHR(st.st_mode))
+		return -EINVAL;
+	fd = open(path, flags);
+	if (fd < 0)
+		return -errno;
+	*ret_fd = fd;
+	return 0;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct target_entry *x = a, *y = b;
+
+	return strverscmp(x->id.name, y->id.name);
+}
+
+static int list_add(struct target_entry **v, size_t *n, size_t *cap, const char *path,
+		    const char *name)
+{
+	struct target_entry *e;
+	int r;
+
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		struct target_entry *nv = realloc(*v, nc * sizeof(**v));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	e = &(*v)[*n];
+	memset(e, 0, sizeof(*e));
+	copy_str(e->id.path, sizeof(e->id.path), path);
+	copy_str(e->id.name, sizeof(e->id.name), name);
+	r = target_identify(path, &e->id, e->msg, sizeof(e->msg));
+	if (r < 0) {
+		struct stat st;
+
+		e->err = r;
+		/* keep path and name for the listing */
+		memset(&e->id, 0, sizeof(e->id));
+		copy_str(e->id.path, sizeof(e->id.path), path);
+		copy_str(e->id.name, sizeof(e->id.name), name);
+		/* the in-use checks need no open: still say why it is busy */
+		if (stat(path, &st) == 0 && S_ISBLK(st.st_mode)) {
+			e->id.kind = TARGET_BLOCK;
+			copy_str(e->id.block_path, sizeof(e->id.block_path), path);
+			(void)target_inuse(&e->id, false, &e->inuse);
+			e->id.kind = TARGET_UNKNOWN;
+		}
+	} else {
+		r = target_inuse(&e->id, false, &e->inuse);
+		if (r < 0) {
+			e->err = r;
+			snprintf(e->msg, sizeof(e->msg), "%s: in-use check failed: %s", path,
+				 strerror(-r));
+		}
+	}
+	(*n)++;
+	return 0;
+}
+
+int target_list_sysfs(const char *sys_root, const char *dev_root, struct target_entry **ret,
+		      size_t *ret_n)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	_cleanup_free_ struct target_entry *v = NULL;
+	size_t n = 0, cap = 0, nblock;
+	char p[PATH_MAX], buf[64];
+	struct dirent *de;
+	int r;
+
+	if (fmt(p, sizeof(p), "%s/block", sys_root) < 0)
+		return -ENAMETOOLONG;
+	d = opendir(p);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		const char *nm = de->d_name;
+
+		if (nm[0] == '.' || strncmp(nm, "ram", 3) == 0 || strncmp(nm, "zram", 4) == 0 ||
+		    is_nvme_path_name(nm, NULL, NULL, NULL))
+			continue;
+		if (read_attrf(buf, sizeof(buf), "%s/block/%s/size", sys_root, nm) <= 0 ||
+		    strtoull(buf, NULL, 10) == 0)
+			continue;
+		if (fmt(p, sizeof(p), "%s/%s", dev_root, nm) < 0 || !path_exists(p))
+			continue;
+		r = list_add(&v, &n, &cap, p, nm);
+		if (r < 0)
+			return r;
+	}
+	nblock = n;
+	closedir(TAKE_PTR(d));
+
+	/* NVMe namespaces with only a generic char device (no block device) */
+	if (fmt(p, sizeof(p), "%s/class/nvme-generic", sys_root) == 0)
+		d = opendir(p);
+	while (d && (de = readdir(d))) {
+		bool dup = false;
+		struct target_entry *e;
+
+		if (!is_ng_name(de->d_name) ||
+		    fmt(p, sizeof(p), "%s/%s", dev_root, de->d_name) < 0 || !path_exists(p))
+			continue;
+		r = list_add(&v, &n, &cap, p, de->d_name);
+		if (r < 0)
+			return r;
+		e = &v[n - 1];
+		for (size_t i = 0; i < nblock && e->err == 0 && e->id.block_path[0]; i++)
+			if (strcmp(v[i].id.path, e->id.block_path) == 0)
+				dup = true;
+		if (dup)
+			n--;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), entry_cmp);
+	*ret = TAKE_PTR(v);
+	*ret_n = n;
+	return 0;
+}
+
+int target_list(struct target_entry **ret, size_t *ret_n)
+{
+	return target_list_sysfs(sys_default, "/dev", ret, ret_n);
+}

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PLATEAU_TARGET_H
+#define PLATEAU_TARGET_H
+
+/*
+ * target: what a drive (or file) is, whether it is in use, and opening it.
+ *
+ * Identity.  Every destructive phase names the drive by its serial or by
+ * EUI64 / NGUID / WWN, and target_match() compares that name with what the
+ * drive reports right before anything is written:
+ *   - NVMe namespaces (/dev/nvmeXnY, or the generic char device /dev/ngXnY):
+ *     Identify Controller (serial, model, firmware, OACS, FNA, SANICAP) and
+ *     Identify Namespace (size, LBA format, EUI64, NGUID) through libnvme;
+ *     the namespace is mapped to its controller ("nvme0") through sysfs.
+ *   - other block devices: sysfs.  serial: device/serial, then serial, then
+ *     the VPD page 80h unit serial, then wwid; model: device/model;
+ *     firmware: device/rev or device/firmware_rev; wwn: the hex part of a
+ *     "naa." wwid.  A device with none of these has no serial and cannot be
+ *     named by a plan (it is never erased).
+ *   - loop devices have no serial of their own.  plateau gives them a
+ *     synthetic, stable one from the backing file (LOOP_GET_STATUS64):
+ *         "loop:<major>:<minor>:<inode>"      e.g. "loop:254:0:1318211"
+ *     where major:minor is the device holding the backing file and inode
+ *     its inode number; a non-zero offset into the file appends
+ *     "@<offset>".  It stays the same across detach/re-attach of the same
+ *     file and differs for another file, even at the same path.
+ *   - regular files: "file:<major>:<minor>:<inode>" of the file itself
+ *     (st_dev, st_ino), e.g. "file:254:0:1318211".  Different prefixes keep
+ *     a file and a loop device over it from matching each other's plans.
+ *
+ * In use.  Before a device is opened for writing, target_inuse() lists every
+ * reason not to touch it: a partition (or the device) mounted (major:minor in
+ * /proc/self/mountinfo, or the mount source), active swap (/proc/swaps),
+ * holders (md, dm, LVM: /sys/class/block/X/holders), backing the root
+ * filesystem (directly or below a dm/md device).  A regular file is in use
+ * when it is an active swap file or backs a loop device.  O_EXCL on open is
+ * the last line of defence (the kernel refuses a block device that is
+ * mounted or claimed).
+ *
+ * Never logs; returns 0 or -errno, with a message where it helps.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+enum target_kind {
+	TARGET_UNKNOWN = 0, /* target_identify_as(): detect */
+	TARGET_FILE,
+	TARGET_BLOCK,
+	TARGET_NVME,
+};
+
+#define TARGET_PATH_LEN 256
+#define TARGET_NAME_LEN 32
+#define TARGET_SERIAL_LEN 80
+#define TARGET_MODEL_LEN 64
+#define TARGET_FIRMWARE_LEN 24
+#define TARGET_REASON_LEN 160
+#define TARGET_REASONS_MAX 8
+
+/**
+ * struct target_identity - who a drive is
+ * @kind: file, block device or NVMe namespace
+ * @path: the path it was identified by
+ * @name: kernel name ("nvme0n1", "ng0n1", "loop3", "sda"); file: basename
+ * @block_path: the block device to open for I/O ("/dev/nvme0n1", also for
+ *              /dev/ng0n1 when the block device exists); empty for files
+ * @model: model (NVMe MN), "Linux loop device" for loop, "regular file"
+ * @serial: serial number, or the synthetic loop/file serial (see above)
+ * @firmware: firmware revision, empty when unknown
+ * @eui64: 16 lowercase hex digits as nvme-cli prints them, empty when absent
+ * @nguid: 32 lowercase hex digits, empty when absent
+ * @wwn: lowercase hex of an NAA world wide name, empty when absent
+ * @capacity_bytes: size in bytes
+ * @lba_bytes: logical block size (files: 4096, the O_DIRECT unit used)
+ * @dev: block devices: st_rdev; files: st_dev of the file system
+ * @ino: files only: st_ino
+ * @ctrl: NVMe: controller name ("nvme0"), empty when sysfs does not say
+ * @nsid: NVMe: namespace ID
+ * @cntlid: NVMe: Identify Controller CNTLID
+ * @oacs: NVMe: Identify Controller OACS (bit 1: Format NVM)
+ * @fna: NVMe: Identify Controller FNA (bit 0/1: all namespaces, bit 2: crypto)
+ * @sanicap: NVMe: Identify Controller SANICAP (bit 0 CES, bit 1 BES)
+ * @flbas_index: NVMe: LBA format in use
+ * @meta_bytes: NVMe: metadata bytes per block of that format
+ * @meta_extended: NVMe: FLBAS bit 4
+ * @dps: NVMe: Identify Namespace DPS (kept by a format)
+ * @dlfeat: NVMe: Identify Namespace DLFEAT (bits 2:0: what deallocated blocks read as)
+ * @discard: block devices: queue/discard_max_bytes is not zero
+ * @rotational: block devices: queue/rotational
+ * @erase_methods: bitmask of 1u << enum erase_method the device advertises
+ *                 (see erase_methods_supported())
+ */
+struct target_identity {
+	enum target_kind kind;
+	char path[TARGET_PATH_LEN];
+	char name[TARGET_NAME_LEN];
+	char block_path[TARGET_PATH_LEN];
+	char model[TARGET_MODEL_LEN];
+	char serial[TARGET_SERIAL_LEN];
+	char firmware[TARGET_FIRMWARE_LEN];
+	char eui64[17];
+	char nguid[33];
+	char wwn[40];
+	uint64_t capacity_bytes;
+	uint32_t lba_bytes;
+	dev_t dev;
+	uint64_t ino;
+	char ctrl[TARGET_NAME_LEN];
+	uint32_t nsid;
+	uint16_t cntlid;
+	uint16_t oacs;
+	uint8_t fna;
+	uint32_t sanicap;
+	uint8_t flbas_index;
+	uint16_t meta_bytes;
+	bool meta_extended;
+	uint8_t dps;
+	uint8_t dlfeat;
+	bool discard;
+	bool rotational;
+	uint32_t erase_methods;
+};
+
+/**
+ * struct target_inuse - reasons a device must not be written
+ * @count: number of reasons (0: not in use); more than TARGET_REASONS_MAX
+ *         reasons are counted but only the first ones are kept
+ * @reason: "nvme0n1p2 is mounted at /", "loop3 is active swap", ...
+ */
+struct target_inuse {
+	unsigned count;
+	char reason[TARGET_REASONS_MAX][TARGET_REASON_LEN];
+};
+
+#define TARGET_DEVSET_MAX 64
+
+/**
+ * struct target_devset - a device and everything that lives on it
+ * @n: entries used
+ * @dev: major:minor of the device and of each partition
+ * @name: kernel names, same order
+ *
+ * For a file: @n is 0, @file_dev / @file_ino say which file.
+ */
+struct target_devset {
+	size_t n;
+	dev_t dev[TARGET_DEVSET_MAX];
+	char name[TARGET_DEVSET_MAX][TARGET_NAME_LEN];
+	bool is_file;
+	dev_t file_dev;
+	uint64_t file_ino;
+};
+
+enum target_match_field {
+	TARGET_MATCH_NONE = 0,
+	TARGET_MATCH_SERIAL,
+	TARGET_MATCH_EUI64,
+	TARGET_MATCH_NGUID,
+	TARGET_MATCH_WWN,
+};
+
+/**
+ * struct target_entry - one row of target_list()
+ * @id: identity (valid when @err is 0)
+ * @inuse: in-use reasons
+ * @err: 0, or -errno when the device could not be identified
+ * @msg: what failed, when @err is not 0
+ */
+struct target_entry {
+	struct target_identity id;
+	struct target_inuse inuse;
+	int err;
+	char msg[160];
+};
+
+/**
+ * target_kind_name() - "file", "block", "nvme"
+ * @kind: kind
+ *
+ * Return: a static string.
+ */
+const char *target_kind_name(enum target_kind kind);
+
+/**
+ * target_identify() - identify a drive or file by path
+ * @path: /dev/nvme0n1, /dev/ng0n1, /dev/sda, /dev/loop3, a regular file
+ * @id: result, written only on success
+ * @msg: a message on failure (may be NULL)
+ * @msg_len: size of @msg
+ *
+ * Opens @path read-only (no O_EXCL: identifying a mounted disk is fine) and
+ * calls target_identify_fd().  Partitions are refused (-EINVAL): plateau
+ * takes whole drives.
+ *
+ * Return: 0 or -errno.
+ */
+int target_identify(const char *path, struct target_identity *id, char *msg, size_t msg_len);
+
+/**
+ * target_identify_as() - like target_identify() with the kind forced
+ * @path: path
+ * @kind: TARGET_UNKNOWN detects; TARGET_BLOCK treats an NVMe namespace as a
+ *        plain block device; TARGET_NVME also accepts a regular file, whose
+ *        NVMe ioctls an LD_PRELOAD mock answers (tests/mock/nvme-ioctl.c) -
+ *        on a real file they fail with ENOTTY
+ * @id: result
+ * @msg: message on failure
+ * @msg_len: size of @msg
+ *
+ * Return: 0 or -errno.
+ */
+int target_identify_as(const char *path, enum target_kind kind, struct target_identity *id,
+		       char *msg, size_t msg_len);
+
+/**
+ * target_identify_fd() - identify through an open descriptor
+ * @fd: open on @path (read-only is enough; admin commands need CAP_SYS_ADMIN)
+ * @path: the path @fd was opened from (for sysfs lookups and the record)
+ * @kind: as for target_identify_as()
+ * @id: result, written only on success
+ * @msg: message on failure
+ * @msg_len: size of @msg
+ *
+ * Used to re-read the identity through the very descriptor that will be
+ * written, so a device swapped between check and open is caught.
+ *
+ * Return: 0 or -errno.
+ */
+int target_identify_fd(int fd, const char *path, enum target_kind kind, struct target_identity *id,
+		       char *msg, size_t msg_len);
+
+/**
+ * target_match() - does @want name this drive?
+ * @id: identity
+ * @want: a serial (compared without surrounding blanks, ignoring case), or an
+ *        EUI64 / NGUID / WWN in hex with any case, ":" "-" " " separators
+ *        and an optional "eui." / "naa." / "0x" prefix
+ *
+ * Empty or all-zero identifiers on the drive never match.
+ *
+ * Return: the field that matched, TARGET_MATCH_NONE if none.
+ */
+enum target_match_field target_match(const struct target_identity *id, const char *want);
+
+/**
+ * target_match_name() - "serial", "eui64", "nguid", "wwn", "none"
+ * @f: field
+ *
+ * Return: a static string.
+ */
+const char *target_match_name(enum target_match_field f);
+
+/**
+ * target_same() - do two identities describe the same device?
+ * @a: identity
+ * @b: identity
+ *
+ * Compares kind, serial, EUI64, NGUID, WWN, nsid, capacity and block size:
+ * used after re-opening (for example after a format) and between the check
+ * and the exclusive open.
+ *
+ * Return: true when they agree.
+ */
+bool target_same(const struct target_identity *a, const struct target_identity *b);
+
+/**
+ * target_describe() - one line naming a drive for messages
+ * @id: identity
+ * @buf: destination
+ * @len: size of @buf
+ *
+ * "/dev/nvme0n1 (Samsung SSD 980, serial S64DNX0R123456, eui64 002538...)".
+ *
+ * Return: @buf.
+ */
+char *target_describe(const struct target_identity *id, char *buf, size_t len);
+
+/**
+ * target_devset_sysfs() - a block device and its partitions, from sysfs
+ * @sys_root: "/sys" (or a test tree)
+ * @name: kernel name ("loop3", "nvme0n1")
+ * @set: result
+ *
+ * Return: 0 or -errno (-ENOENT: no such block device).
+ */
+int target_devset_sysfs(const char *sys_root, const char *name, struct target_devset *set);
+
+/**
+ * target_devset_add_ctrl() - add every namespace of an NVMe controller
+ * @sys_root: "/sys" (or a test tree)
+ * @ctrl: "nvme0"
+ * @set: set to extend
+ *
+ * Sanitize and some formats (FNA bits 0/1) erase every namespace: then every
+ * namespace's users count.
+ *
+ * Return: 0 or -errno.
+ */
+int target_devset_add_ctrl(const char *sys_root, const char *ctrl, struct target_devset *set);
+
+/**
+ * target_inuse_mountinfo() - mounts of anything in @set
+ * @f: /proc/self/mountinfo or a fixture
+ * @set: devices
+ * @u: reasons are appended
+ *
+ * Return: number of reasons added, or -errno.
+ */
+int target_inuse_mountinfo(FILE *f, const struct target_devset *set, struct target_inuse *u);
+
+/**
+ * target_inuse_swaps() - active swap on anything in @set (or the swap file @set names)
+ * @f: /proc/swaps or a fixture
+ * @set: devices, or a file
+ * @u: reasons are appended
+ *
+ * Return: number of reasons added, or -errno.
+ */
+int target_inuse_swaps(FILE *f, const struct target_devset *set, struct target_inuse *u);
+
+/**
+ * target_inuse_holders() - md/dm/LVM devices stacked on anything in @set
+ * @sys_root: "/sys" (or a test tree)
+ * @set: devices
+ * @u: reasons are appended
+ *
+ * Return: number of reasons added, or -errno.
+ */
+int target_inuse_holders(const char *sys_root, const struct target_devset *set,
+			 struct target_inuse *u);
+
+/**
+ * target_inuse_root() - does the root filesystem live on anything in @set?
+ * @f: /proc/self/mountinfo or a fixture (the last "/" mount counts)
+ * @sys_root: "/sys" (or a test tree) to follow dm/md slaves down
+ * @set: devices
+ * @u: reasons are appended
+ *
+ * Return: number of reasons added, or -errno.
+ */
+int target_inuse_root(FILE *f, const char *sys_root, const struct target_devset *set,
+		      struct target_inuse *u);
+
+/**
+ * target_inuse_loop_backing() - is the file in @set the backing file of a loop device?
+ * @sys_root: "/sys" (or a test tree)
+ * @set: a file set (is_file)
+ * @u: reasons are appended
+ *
+ * Return: number of reasons added, or -errno.
+ */
+int target_inuse_loop_backing(const char *sys_root, const struct target_devset *set,
+			      struct target_inuse *u);
+
+/**
+ * target_inuse() - every reason not to write @id, on this system
+ * @id: identity
+ * @whole_ctrl: NVMe: check every namespace of the controller (sanitize, or
+ *              a format with FNA bit 0/1, erases them all)
+ * @u: result (zeroed first)
+ *
+ * Return: number of reasons (0: free to open), or -errno when the checks
+ * themselves failed (treat as in use).
+ */
+int target_inuse(const struct target_identity *id, bool whole_ctrl, struct target_inuse *u);
+
+/**
+ * target_open() - open a target for I/O
+ * @path: device or file
+ * @writable: O_RDWR instead of O_RDONLY
+ * @ret_fd: the descriptor, written only on success
+ *
+ * O_DIRECT always; O_EXCL for block devices (the kernel refuses a mounted
+ * or otherwise claimed device with EBUSY).  Generic char devices (ngXnY)
+ * have no O_EXCL and no O_DIRECT I/O; open the block device for I/O.
+ *
+ * Return: 0 or -errno.
+ */
+int target_open(const char *path, bool writable, int *ret_fd);
+
+/**
+ * target_list() - every NVMe namespace and block device
+ * @ret: array, free() it
+ * @ret_n: number of entries
+ *
+ * Skips ram and zram devices (memory, not drives), empty devices (size 0:
+ * unattached loop devices), partitions and hidden multipath paths
+ * (nvmeXcYnZ).  Each entry carries its identity and in-use reasons, or the
+ * error that kept it from being identified.
+ *
+ * Return: 0 or -errno.
+ */
+int target_list(struct target_entry **ret, size_t *ret_n);
+
+/**
+ * target_list_sysfs() - target_list() over another /sys and /dev (tests)
+ * @sys_root: "/sys"
+ * @dev_root: "/dev"
+ * @ret: array, free() it
+ * @ret_n: number of entries
+ *
+ * Return: 0 or -errno.
+ */
+int target_list_sysfs(const char *sys_root, const char *dev_root, struct target_entry **ret,
+		      size_t *ret_n);
+
+/**
+ * target_hex_id() - normalize a hex identifier the way target_match() does
+ * @in: "EUI.0011-2233:4455 6677", "naa.5000C500A1B2C3D4", "0x..."
+ * @out: lowercase hex digits only
+ * @len: size of @out
+ *
+ * Return: the number of digits, or -EINVAL when @in has anything else.
+ */
+int target_hex_id(const char *in, char *out, size_t len);
+
+#endif
