@@ -127,6 +127,36 @@ demo: deps
 bench: all
 	$(Q)sh tools/bench.sh $(abspath $(B))
 
+BINDIR     ?= $(PREFIX)/bin
+SBINDIR    ?= $(PREFIX)/sbin
+DATADIR    ?= $(PREFIX)/share/plateau
+MANDIR     ?= $(PREFIX)/share/man
+UNITDIR    ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+SYSUSERSDIR ?= $(shell pkg-config --variable=sysusersdir systemd 2>/dev/null || echo /usr/lib/sysusers.d)
+TMPFILESDIR ?= $(shell pkg-config --variable=tmpfilesdir systemd 2>/dev/null || echo /usr/lib/tmpfiles.d)
+
+$(B)/plateaud.service: systemd/plateaud.service.in
+	$(Q)$(call quiet,GEN,$@)sed 's|@SBINDIR@|$(SBINDIR)|g' $< > $@
+
+install: all $(B)/plateaud.service
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DATADIR)/schema \
+		$(DESTDIR)$(DATADIR)/examples/hooks $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(B)/plateau $(DESTDIR)$(BINDIR)/plateau
+	install -m 0755 $(B)/plateaud $(DESTDIR)$(SBINDIR)/plateaud
+	install -m 0644 $(B)/plateaud.service systemd/plateaud.socket $(DESTDIR)$(UNITDIR)/
+	install -m 0644 systemd/plateau.sysusers $(DESTDIR)$(SYSUSERSDIR)/plateau.conf
+	install -m 0644 systemd/plateau.tmpfiles $(DESTDIR)$(TMPFILESDIR)/plateau.conf
+	install -m 0644 $(SCHEMA) $(DESTDIR)$(DATADIR)/schema/
+	install -m 0644 $(wildcard examples/*.plan) $(DESTDIR)$(DATADIR)/examples/
+	install -m 0755 $(wildcard examples/hooks/*) $(DESTDIR)$(DATADIR)/examples/hooks/
+	install -m 0644 docs/plateau.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/plateau.plan.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 docs/plateaud.8 $(DESTDIR)$(MANDIR)/man8/
+	@echo "installed; as root: systemd-sysusers; systemd-tmpfiles --create;" \
+	      "systemctl daemon-reload; systemctl enable --now plateaud.socket plateaud.service"
+
 format:
 	clang-format -i $(LIB_SRC) $(wildcard lib/*.h) $(DAEMON_SRC) $(wildcard daemon/*.h) \
 		$(TOOLS_SRC) $(wildcard tools/*.h) $(UNIT_SRC) $(HELPER_SRC) $(MOCK_SRC)

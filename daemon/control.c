@@ -283,6 +283,10 @@ static void do_start(struct client *c, json_object *req)
 		return;
 	}
 	text = json_object_get_string(v);
+	if (strlen(text) != (size_t)json_object_get_string_len(v)) {
+		client_error(c, "field 'plan': NUL byte in the plan text");
+		return;
+	}
 	if (json_object_object_get_ex(req, "file", &v)) {
 		if (!json_object_is_type(v, json_type_string) || !*json_object_get_string(v)) {
 			client_error(c, "field 'file': expected the plan's file name as a string");

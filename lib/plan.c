@@ -110,11 +110,16 @@ static int plan_duration(struct plan_ctx *c, const char *key, const char *v, uin
 {
 	uint64_t ns;
 
-	if (parse_duration_ns(v, &ns) || ns < min_ns)
-		return plan_bad(c, key,
-				min_ns >= 100000000ULL ? "a duration of at least 100ms ('60s', '5m', '2h')"
-						       : "a duration ('30s', '5m', '2h')",
-				v);
+	if (parse_duration_ns(v, &ns) || ns < min_ns) {
+		char exp[96], m[32];
+
+		if (min_ns)
+			snprintf(exp, sizeof(exp), "a duration of at least %s ('60s', '5m', '2h')",
+				 parse_fmt_duration(m, sizeof(m), min_ns));
+		else
+			snprintf(exp, sizeof(exp), "a duration ('30s', '5m', '2h')");
+		return plan_bad(c, key, exp, v);
+	}
 	*ret = ns;
 	return 0;
 }
@@ -517,12 +522,21 @@ static int plan_end_section(struct plan_ctx *c)
 		snprintf(ph->name, sizeof(ph->name), "%s", erase_method_name(ph->erase_method));
 		break;
 	case PLAN_FILL:
-		snprintf(ph->name, sizeof(ph->name), "%uk x%u", ph->bs_bytes / 1024, ph->passes);
+		if (ph->bs_bytes % (1024 * 1024) == 0)
+			snprintf(ph->name, sizeof(ph->name), "%um x%u", ph->bs_bytes >> 20, ph->passes);
+		else if (ph->bs_bytes % 1024 == 0)
+			snprintf(ph->name, sizeof(ph->name), "%uk x%u", ph->bs_bytes >> 10, ph->passes);
+		else
+			snprintf(ph->name, sizeof(ph->name), "%u x%u", ph->bs_bytes, ph->passes);
 		break;
 	case PLAN_PRECONDITION: {
 		if ((r = plan_finish_workload(c, ph, true)))
 			return r;
-		if (c->write_variant != 0 && ph->workload.read_share > 0)
+		/* METHOD.md step 3: a 100 %-read workload is preconditioned with
+		 * 100 % writes of its sizes; write_variant = yes forces it for a
+		 * mix too */
+		if (c->write_variant == 1 ||
+		    (c->write_variant < 0 && ph->workload.read_share == PROFILE_SHARE_SCALE))
 			profile_write_variant(&ph->workload, &ph->load);
 		else
 			ph->load = ph->workload;
@@ -619,6 +633,18 @@ static int plan_key(struct plan_ctx *c, char *key, const char *v)
 		if (*k == '-')
 			*k = '_';
 	}
+	/* one name per field, so an alias cannot set a field twice */
+	{
+		static const char *const alias[][2] = {
+			{ "criterion", "steady" }, { "bs", "bssplit" },     { "metric", "metrics" },
+			{ "runtime", "time" },     { "ramp_time", "ramp" }, { "rwmixread", "rwmix" },
+		};
+
+		for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+			if (!strcmp(key, alias[i][0]) &&
+			    (c->section == PLAN_PRECONDITION || c->section == PLAN_SWEEP))
+				strcpy(key, alias[i][1]);
+	}
 	if (c->section == SEC_NONE)
 		return plan_fail(c, c->line, "'%s' outside a section (start with [run])", key);
 	for (size_t i = 0; i < c->nseen; i++)
@@ -668,14 +694,13 @@ int plan_parse(const char *text, const char *file, struct plan *p, char *err, si
 		memcpy(line, s, n);
 		line[n] = '\0';
 		s += n + (nl ? 1 : 0);
-		if (memchr(line, '\0', n) || strchr(line, '\r') != NULL) {
-			char *cr = strchr(line, '\r');
-
-			/* CRLF files are fine; a stray CR or NUL is not */
-			if (!cr || cr[1] || memchr(line, '\0', n))
-				return plan_fail(&c, c.line, "control character in the line");
-			*cr = '\0';
-		}
+		if (n && line[n - 1] == '\r')
+			line[--n] = '\0'; /* CRLF files are fine */
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)line[i] < 0x20 && line[i] != '\t')
+				return plan_fail(&c, c.line,
+						 "control character 0x%02x in the line (expected text)",
+						 (unsigned char)line[i]);
 		l = plan_trim(line);
 		if (!*l || *l == '#' || *l == ';')
 			continue;

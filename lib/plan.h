@@ -28,7 +28,7 @@
  * chain workloads.  A [sweep] without a workload measures the workload of
  * the [precondition] before it.  A 100 %-read precondition runs the
  * 100 %-write variant of its transfer sizes (METHOD.md step 3) unless it
- * says write_variant = no.
+ * says write_variant = no (write_variant = yes forces it for a mix).
  *
  * Errors name the file, line and field and say what was expected:
  *   "job.plan:12: [precondition] iodepth: expected a number 1..4096, not 'x'"

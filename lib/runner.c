@@ -1030,8 +1030,12 @@ int runner_run(struct runner *r)
 	r->run_state = r->run.state;
 	if (!store_run_state_active(r->run.state))
 		return 0;
-	snprintf(err, sizeof(err), "run %lld", (long long)r->run_id);
-	ret = plan_parse(r->run.plan, err, &r->plan, err, sizeof(err));
+	{
+		char name[48];
+
+		snprintf(name, sizeof(name), "run %lld plan", (long long)r->run_id);
+		ret = plan_parse(r->run.plan, name, &r->plan, err, sizeof(err));
+	}
 	if (!ret)
 		ret = store_phases_list(r->s, r->run_id, &r->phases, &r->nphases);
 	if (!ret && r->nphases != r->plan.nphases)

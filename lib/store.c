@@ -166,6 +166,26 @@ int store_latest_version(void)
 	return latest;
 }
 
+int store_file_version(const char *path)
+{
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	int rc, v;
+
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_close_v2(db);
+		return store_errno(rc) ? store_errno(rc) : -EIO;
+	}
+	rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : (store_errno(rc) ? store_errno(rc) : -EIO);
+	sqlite3_finalize(st);
+	sqlite3_close_v2(db);
+	return v;
+}
+
 int store_version(struct store *s)
 {
 	int64_t v;
@@ -249,7 +269,9 @@ int store_open(const char *path, unsigned int flags, struct store **ret, char *e
 	oflags = s->rdonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	if (!s->rdonly && (flags & STORE_CREATE))
 		oflags |= SQLITE_OPEN_CREATE;
-	rc = sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_FULLMUTEX, NULL);
+	/* the CLI reads from one thread; the daemon's handles move between threads */
+	rc = sqlite3_open_v2(path, &s->db,
+			     oflags | (s->rdonly ? SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_FULLMUTEX), NULL);
 	if (rc != SQLITE_OK) {
 		r = store_fail(s, store_errno(rc) ? store_errno(rc) : -EIO, "%s: %s", path,
 			       s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
@@ -262,6 +284,14 @@ int store_open(const char *path, unsigned int flags, struct store **ret, char *e
 	if (r) {
 		if (r == -EBADMSG)
 			store_fail(s, r, "%s: not a SQLite database, or corrupt", path);
+		else if (s->rdonly && (r == -EACCES || r == -ENOENT))
+			/* WAL readers need the -wal and -shm files, which a reader
+			 * without write access to the directory cannot create */
+			store_fail(s, r,
+				   "%s: cannot read it: its -wal/-shm files are missing and this user "
+				   "cannot create them (start plateaud, or read as the database's "
+				   "owner)",
+				   path);
 		goto fail;
 	}
 	if ((r = store_pragma_int(s, "application_id", &app_id)))
@@ -302,6 +332,11 @@ int store_open(const char *path, unsigned int flags, struct store **ret, char *e
 		if ((r = store_exec(s, "PRAGMA query_only = ON")))
 			goto fail;
 	} else {
+		int one = 1;
+
+		/* keep -wal and -shm when the last writer closes, so readers
+		 * that may not create files in the directory can still open it */
+		(void)sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
 		if ((r = store_exec(s, "PRAGMA journal_mode = WAL")) ||
 		    (r = store_exec(s, "PRAGMA synchronous = FULL")) ||
 		    (r = store_exec(s, "PRAGMA foreign_keys = ON")) ||
@@ -1041,10 +1076,13 @@ static int store_sample_row(struct store *s, sqlite3_stmt *st, int c, struct sam
 	smp->start_ns = sqlite3_column_int64(st, c);
 	smp->end_ns = sqlite3_column_int64(st, c + 1);
 	errors = sqlite3_column_int64(st, c + 2);
-	if (smp->end_ns <= smp->start_ns || errors < 0)
+	if (smp->end_ns <= smp->start_ns)
 		return store_fail(s, -EBADMSG, "%s: %s %lld: end %lld not after start %lld",
 				  s->path, what, (long long)key, (long long)smp->end_ns,
 				  (long long)smp->start_ns);
+	if (errors < 0)
+		return store_fail(s, -EBADMSG, "%s: %s %lld: negative error count", s->path, what,
+				  (long long)key);
 	smp->errors = (uint64_t)errors;
 	for (int d = 0; d < SAMPLE_NDIRS; d++) {
 		struct sample_stats *x = &smp->st[d];

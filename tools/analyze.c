@@ -130,7 +130,7 @@ int cmd_analyze(struct cli *cli, int argc, char **argv)
 			if (opt == JUDGE_OPT_BASE + 6)
 				return cli_error(CLI_USAGE, "analyze judges one series: use --column "
 							    "(CSV) or --log (fio), not --metric");
-			return cli_usage("analyze");
+			return cli_bad_option("analyze", argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* cli: helpers every subcommand shares (errors, the database, runs, time). */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +37,27 @@ void cli_warn(const char *fmt, ...)
 int cli_usage(const char *name)
 {
 	const struct cli_cmd *c = cli_find(name);
+	const char *nl;
 
-	if (c)
-		fprintf(stderr, "usage: plateau %s %s\n       (plateau help %s for more)\n",
-			c->name, c->args, c->name);
+	if (!c)
+		return CLI_USAGE;
+	/* one line: the first line of the synopsis */
+	nl = strchr(c->args, '\n');
+	fprintf(stderr, "plateau: usage: plateau %s %.*s%s (plateau help %s)\n", c->name,
+		nl ? (int)(nl - c->args) : (int)strlen(c->args), c->args, nl ? " ..." : "",
+		c->name);
 	return CLI_USAGE;
+}
+
+int cli_bad_option(const char *cmd, char **argv)
+{
+	const char *opt = optind > 0 ? argv[optind - 1] : "?";
+
+	if (optopt && strncmp(opt, "--", 2))
+		return cli_error(CLI_USAGE, "%s: unknown option or missing value: '-%c' (plateau help %s)",
+				 cmd, optopt, cmd);
+	return cli_error(CLI_USAGE, "%s: unknown option or missing value: '%s' (plateau help %s)",
+			 cmd, opt, cmd);
 }
 
 int cli_store(struct cli *cli, struct store **ret)
@@ -107,7 +124,9 @@ int cli_pick_phase(struct cli *cli, int64_t run_id, const struct store_phase *ph
 		for (size_t i = n; i-- > 0;) {
 			if (!pass && strcmp(phases[i].kind, "precondition"))
 				continue;
-			if (store_sample_count(s, phases[i].id) > 0) {
+			int64_t last = 0;
+
+			if (!store_sample_last_seq(s, phases[i].id, &last) && last > 0) {
 				best = i;
 				break;
 			}

@@ -52,6 +52,8 @@ int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* usage line of a command on stderr; returns CLI_USAGE */
 int cli_usage(const char *cmd);
+/* after getopt_long returned '?' (opterr is 0): names the option; CLI_USAGE */
+int cli_bad_option(const char *cmd, char **argv);
 const struct cli_cmd *cli_find(const char *name);
 
 /* Open the database read-only (once); prints the reason and returns the exit
@@ -90,5 +92,6 @@ int cmd_stop(struct cli *cli, int argc, char **argv);
 int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_wait(struct cli *cli, int argc, char **argv);
 int cmd_drives(struct cli *cli, int argc, char **argv);
+int cmd_check(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "parse.h"
+#include "plan.h"
 
 #define CTL_REPLY_MAX (4 * 1024 * 1024)
 #define CTL_TIMEOUT_MS 30000
@@ -132,9 +133,9 @@ static char *ctl_slurp(const char *path, size_t max)
 	}
 	n = fread(buf, 1, max + 1, f);
 	fclose(f);
-	if (n > max) {
+	if (n > max || memchr(buf, '\0', n)) {
 		free(buf);
-		errno = EFBIG;
+		errno = n > max ? EFBIG : EILSEQ;
 		return NULL;
 	}
 	buf[n] = '\0';
@@ -155,7 +156,7 @@ int cmd_start(struct cli *cli, int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt != 'n')
-			return cli_usage("start");
+			return cli_bad_option("start", argv);
 		dry_run = true;
 	}
 	if (optind != argc - 1)
@@ -163,7 +164,9 @@ int cmd_start(struct cli *cli, int argc, char **argv)
 	text = ctl_slurp(argv[optind], 200 * 1024);
 	if (!text)
 		return cli_error(errno == ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s: %s", argv[optind],
-				 errno == EFBIG ? "larger than 200 KiB; not a plan" : strerror(errno));
+				 errno == EFBIG    ? "larger than 200 KiB; not a plan"
+				 : errno == EILSEQ ? "NUL byte in the file; not a plan"
+						   : strerror(errno));
 	if (strlen(text) == 0) {
 		free(text);
 		return cli_error(CLI_USAGE, "%s: empty file", argv[optind]);
@@ -392,7 +395,7 @@ int cmd_wait(struct cli *cli, int argc, char **argv)
 						 optarg);
 			break;
 		default:
-			return cli_usage("wait");
+			return cli_bad_option("wait", argv);
 		}
 	}
 	if (optind != argc - 1)
@@ -414,4 +417,58 @@ int cmd_wait(struct cli *cli, int argc, char **argv)
 		}
 		nanosleep(&ts, NULL);
 	}
+}
+
+/* check: parse a plan locally and show what it would do (no daemon, no drive). */
+int cmd_check(struct cli *cli, int argc, char **argv)
+{
+	json_object *doc, *phases;
+	struct plan plan;
+	char err[1024], *text;
+	int r;
+
+	if (argc != 2)
+		return cli_usage("check");
+	text = ctl_slurp(argv[1], 200 * 1024);
+	if (!text)
+		return cli_error(errno == ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s: %s", argv[1],
+				 errno == EFBIG    ? "larger than 200 KiB; not a plan"
+				 : errno == EILSEQ ? "NUL byte in the file; not a plan"
+						   : strerror(errno));
+	r = plan_parse(text, argv[1], &plan, err, sizeof(err));
+	free(text);
+	if (r) {
+		plan_free(&plan);
+		return cli_error(CLI_USAGE, "%s", err);
+	}
+	doc = json_object_new_object();
+	json_object_object_add(doc, "name", json_object_new_string(plan.name));
+	json_object_object_add(doc, "device", json_object_new_string(plan.device));
+	json_object_object_add(doc, plan.ident_field[0] ? plan.ident_field : "serial",
+			       json_object_new_string(plan.ident));
+	json_object_object_add(doc, "interval_s", json_object_new_double((double)plan.interval_ns / 1e9));
+	json_object_object_add(doc, "writes", json_object_new_boolean(plan_writes(&plan)));
+	phases = json_object_new_array();
+	for (size_t i = 0; i < plan.nphases; i++) {
+		char *p = plan_phase_json(&plan, &plan.phases[i]);
+
+		json_object_array_add(phases, p ? json_tokener_parse(p) : NULL);
+		free(p);
+	}
+	json_object_object_add(doc, "phases", phases);
+	if (cli->format == CLI_JSON) {
+		ctl_print_json(doc);
+	} else {
+		printf("%s: plan '%s' on %s (%s %s), sample interval %gs\n", argv[1], plan.name,
+		       plan.device, plan.ident_field[0] ? plan.ident_field : "serial",
+		       plan.ident[0] ? plan.ident : "-", (double)plan.interval_ns / 1e9);
+		for (size_t i = 0; i < plan.nphases; i++)
+			printf("  phase %zu  %-12s %s\n", i + 1, plan_kind_name(plan.phases[i].kind),
+			       json_object_to_json_string_ext(json_object_array_get_idx(phases, i),
+							      JSON_C_TO_STRING_PLAIN |
+								      JSON_C_TO_STRING_NOSLASHESCAPE));
+	}
+	json_object_put(doc);
+	plan_free(&plan);
+	return CLI_OK;
 }

@@ -180,7 +180,7 @@ int cmd_drives(struct cli *cli, int argc, char **argv)
 
 	for (int i = 1; i < argc; i++)
 		if (argv[i][0] == '-')
-			return cli_usage("drives");
+			return cli_bad_option("drives", argv);
 
 	if (cli->format == CLI_TABLE) {
 		for (size_t t = 0; t < sizeof(table_cols) / sizeof(table_cols[0]); t++)

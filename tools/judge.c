@@ -469,7 +469,7 @@ int cmd_steady(struct cli *cli, int argc, char **argv)
 			if ((r = judge_opt(&jo, opt, optarg)))
 				return r;
 		} else {
-			return cli_usage("steady");
+			return cli_bad_option("steady", argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -33,5 +33,8 @@ void out_null(struct out *o);
 void out_end_row(struct out *o);
 /* Flush and free; -EIO if the output failed (e.g. a closed pipe). */
 int out_finish(struct out *o);
+/* Free after a failure: buffered rows are dropped and a JSON array is left
+ * unclosed, so a truncated listing never parses as a complete one. */
+void out_abort(struct out *o);
 
 #endif

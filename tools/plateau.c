@@ -3,6 +3,7 @@
  * plateau: the CLI.  Starts and stops runs through plateaud, reads the
  * database (read-only) to list runs, print curves and judge steady state.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,10 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  method that would run, and starts nothing.\n"
 	  "  --json              the daemon's answer as JSON\n",
 	  cmd_start, true },
+	{ "check", "PLAN", "validate a plan and show its phases with every default filled in",
+	  "  Reads only the file: no daemon, no drive.  Errors name file:line and field.\n"
+	  "  --json              the phases as JSON\n",
+	  cmd_check, true },
 	{ "stop", "RUN", "stop a run (it ends 'stopped'; what was measured is kept)", "", cmd_stop,
 	  false },
 	{ "status", "[RUN]", "the runs plateaud is carrying out: phase, progress, last sample",
@@ -233,6 +238,7 @@ int main(int argc, char **argv)
 	env = getenv("PLATEAU_SOCKET");
 	cli.socket_path = env && *env ? env : CLI_DEFAULT_SOCKET;
 
+	opterr = 0; /* the commands say what was wrong, in one line */
 	r = cli_globals(&cli, &argc, argv);
 	if (r)
 		return r;
@@ -247,6 +253,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version"))
 		return cmd_version(&cli, 1, argv);
 	c = cli_find(argv[1]);
+	if (!c && argv[1][0] == '-')
+		return cli_error(CLI_USAGE, "unknown option '%s' (plateau help)", argv[1]);
 	if (!c)
 		return cli_error(CLI_USAGE, "no command '%s' (plateau help lists them)", argv[1]);
 	for (int i = 2; i < argc; i++)

@@ -93,7 +93,7 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 						 opt == 'S' ? "since" : "until", optarg);
 			break;
 		default:
-			return cli_usage("runs");
+			return cli_bad_option("runs", argv);
 		}
 	}
 	if (optind != argc)
@@ -104,10 +104,12 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 	if (!c.o)
 		return cli_error(CLI_USAGE, "out of memory");
 	r = store_runs_foreach(s, &f, runs_row, &c);
-	if (out_finish(c.o) && !r)
-		return cli_error(CLI_USAGE, "writing the output failed");
-	if (r)
+	if (r) {
+		out_abort(c.o);
 		return cli_error(CLI_USAGE, "%s", store_errmsg(s));
+	}
+	if (out_finish(c.o))
+		return cli_error(CLI_USAGE, "writing the output failed");
 	return CLI_OK;
 }
 
@@ -240,7 +242,7 @@ int cmd_samples(struct cli *cli, int argc, char **argv)
 			metrics = optarg;
 			break;
 		default:
-			return cli_usage("samples");
+			return cli_bad_option("samples", argv);
 		}
 	}
 	if (optind != argc - 1)
@@ -283,18 +285,22 @@ int cmd_samples(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	r = store_samples_foreach(s, phases[idx].id, 1, 0, samples_row, &c);
-	if (out_finish(c.o) && !r) {
-		r = cli_error(CLI_USAGE, "writing the output failed");
-		goto out;
-	}
-	if (r)
+	if (r) {
+		out_abort(c.o);
 		r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
+	} else if (out_finish(c.o)) {
+		r = cli_error(CLI_USAGE, "writing the output failed");
+	}
 out:
 	store_phases_free(phases, nphases);
 	return r;
 }
 
 /* --- show --- */
+
+/* show renders into memory and prints only when all of it worked */
+static FILE *so;
+
 
 static json_object *show_json_drive(const struct store_drive *d)
 {
@@ -325,12 +331,12 @@ static void show_erase(const struct store_phase *p)
 {
 	json_object *o = p->result ? json_tokener_parse(p->result) : NULL, *v, *a;
 
-	printf("\nerase (phase %d)\n", p->seq);
+	fprintf(so, "\nerase (phase %d)\n", p->seq);
 	if (!o) {
-		printf("  no record\n");
+		fprintf(so, "  no record\n");
 		return;
 	}
-	printf("  method     %s (asked for %s)%s\n",
+	fprintf(so, "  method     %s (asked for %s)%s\n",
 	       json_object_get_string(json_object_object_get(o, "method")),
 	       json_object_get_string(json_object_object_get(o, "requested")),
 	       json_object_get_boolean(json_object_object_get(o, "resumed"))
@@ -340,25 +346,25 @@ static void show_erase(const struct store_phase *p)
 		for (size_t i = 0; i < json_object_array_length(a); i++) {
 			json_object *t = json_object_array_get_idx(a, i);
 
-			printf("  %-10s %s: %s%s\n", i ? "" : "attempts",
+			fprintf(so, "  %-10s %s: %s%s\n", i ? "" : "attempts",
 			       json_object_get_string(json_object_object_get(t, "method")),
 			       json_object_get_boolean(json_object_object_get(t, "ok")) ? "ok"
 			       : json_object_get_boolean(json_object_object_get(t, "sent"))
 				       ? "REJECTED"
 				       : "not sent",
 			       "");
-			printf("  %-10s   %s\n", "",
+			fprintf(so, "  %-10s   %s\n", "",
 			       json_object_get_string(json_object_object_get(t, "message")));
 		}
 	if (json_object_object_get_ex(o, "warnings", &a))
 		for (size_t i = 0; i < json_object_array_length(a); i++)
-			printf("  %-10s %s\n", "warning",
+			fprintf(so, "  %-10s %s\n", "warning",
 			       json_object_get_string(json_object_array_get_idx(a, i)));
 	if (json_object_object_get_ex(o, "verify", &v)) {
 		if (!json_object_get_boolean(json_object_object_get(v, "done")))
-			printf("  verify     not done\n");
+			fprintf(so, "  verify     not done\n");
 		else
-			printf("  verify     %s: %d of %d sampled ranges read as 0x%02x (%d zero, %d "
+			fprintf(so, "  verify     %s: %d of %d sampled ranges read as 0x%02x (%d zero, %d "
 			       "0xff, %d other)\n",
 			       json_object_get_boolean(json_object_object_get(v, "passed")) ? "passed"
 											: "FAILED",
@@ -373,7 +379,7 @@ static void show_erase(const struct store_phase *p)
 			       json_object_get_int(json_object_object_get(v, "ranges_other")));
 	}
 	if (json_object_object_get_ex(o, "error", &v))
-		printf("  error      %s\n", json_object_get_string(v));
+		fprintf(so, "  error      %s\n", json_object_get_string(v));
 	json_object_put(o);
 }
 
@@ -408,12 +414,12 @@ static int show_point(void *ctx, const struct store_point *pt)
 		json_object_array_add(c->arr, o);
 	} else {
 		if (!c->n)
-			printf("  %-5s %-7s %11s %9s %10s %10s %10s\n", "POINT", "TxQ", "IOPS", "MB/S",
+			fprintf(so, "  %-5s %-7s %11s %9s %10s %10s %10s\n", "POINT", "TxQ", "IOPS", "MB/S",
 			       "LAT_US", "P99_US", "MAX_US");
 		char tq[32];
 
 		snprintf(tq, sizeof(tq), "%ux%u", pt->threads, pt->iodepth);
-		printf("  %-5d %-7s %11.1f %9.2f %10.1f %10.1f %10.1f\n", pt->seq, tq,
+		fprintf(so, "  %-5d %-7s %11.1f %9.2f %10.1f %10.1f %10.1f\n", pt->seq, tq,
 		       sample_metric(m, SAMPLE_METRIC_IOPS), sample_metric(m, SAMPLE_METRIC_BW),
 		       sample_metric(m, SAMPLE_METRIC_LAT), sample_metric(m, SAMPLE_METRIC_P99),
 		       sample_metric(m, SAMPLE_METRIC_LAT_MAX));
@@ -432,13 +438,13 @@ static int show_points(struct store *s, const struct store_phase *p, json_object
 		c.arr = json_object_new_array();
 		json_object_object_add(jphase, "points", c.arr);
 	} else {
-		printf("\nsweep (phase %d, %s)\n", p->seq, p->name);
+		fprintf(so, "\nsweep (phase %d, %s)\n", p->seq, p->name);
 	}
 	r = store_points_foreach(s, p->id, 0, show_point, &c);
 	if (r)
 		return cli_error(CLI_USAGE, "%s", store_errmsg(s));
 	if (!jphase && !c.n)
-		printf("  no load points measured\n");
+		fprintf(so, "  no load points measured\n");
 	return CLI_OK;
 }
 
@@ -450,7 +456,8 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 	int64_t run_id;
 	struct store *s;
 	json_object *doc = NULL, *jphases = NULL;
-	char t1[64], t2[64], buf[64];
+	char t1[64], t2[64], buf[64], *text = NULL;
+	size_t textlen = 0;
 	int r;
 
 	if (argc != 2)
@@ -466,6 +473,11 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		goto out;
 	if (store_phases_list(s, run_id, &phases, &nphases)) {
 		r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
+		goto out;
+	}
+	so = open_memstream(&text, &textlen);
+	if (!so) {
+		r = cli_error(CLI_USAGE, "out of memory");
 		goto out;
 	}
 
@@ -486,31 +498,31 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		jphases = json_object_new_array();
 		json_object_object_add(doc, "phases", jphases);
 	} else {
-		printf("run %lld: %s (%s)\n", (long long)run.id, run.name, run.state);
-		printf("  drive     %s, serial %s, firmware %s, %s\n",
+		fprintf(so, "run %lld: %s (%s)\n", (long long)run.id, run.name, run.state);
+		fprintf(so, "  drive     %s, serial %s, firmware %s, %s\n",
 		       *run.drive.model ? run.drive.model : "(no model)", run.drive.serial,
 		       *run.drive.firmware ? run.drive.firmware : "-", run.drive.path);
-		printf("            %s (%llu bytes), %u-byte blocks, %s", 
+		fprintf(so, "            %s (%llu bytes), %u-byte blocks, %s", 
 		       parse_fmt_size(buf, sizeof(buf), run.drive.capacity_bytes),
 		       (unsigned long long)run.drive.capacity_bytes, run.drive.lba_bytes,
 		       run.drive.kind);
 		if (*run.drive.eui64)
-			printf(", eui64 %s", run.drive.eui64);
+			fprintf(so, ", eui64 %s", run.drive.eui64);
 		if (*run.drive.nguid)
-			printf(", nguid %s", run.drive.nguid);
+			fprintf(so, ", nguid %s", run.drive.nguid);
 		if (*run.drive.wwn)
-			printf(", wwn %s", run.drive.wwn);
-		printf("\n  created   %s on %s by plateau %s\n",
+			fprintf(so, ", wwn %s", run.drive.wwn);
+		fprintf(so, "\n  created   %s on %s by plateau %s\n",
 		       cli_fmt_time(t1, sizeof(t1), run.created_ns), run.host, run.version);
-		printf("  started   %s   ended %s", cli_fmt_time(t1, sizeof(t1), run.started_ns),
+		fprintf(so, "  started   %s   ended %s", cli_fmt_time(t1, sizeof(t1), run.started_ns),
 		       cli_fmt_time(t2, sizeof(t2), run.ended_ns));
 		if (run.started_ns && run.ended_ns > run.started_ns)
-			printf("   (%s)", parse_fmt_duration(buf, sizeof(buf),
+			fprintf(so, "   (%s)", parse_fmt_duration(buf, sizeof(buf),
 							  (uint64_t)(run.ended_ns - run.started_ns)));
-		printf("\n");
+		fprintf(so, "\n");
 		if (run.error)
-			printf("  error     %s\n", run.error);
-		printf("\nphases\n  %-3s %-13s %-16s %-8s %-19s %10s %9s %7s\n", "#", "KIND", "NAME",
+			fprintf(so, "  error     %s\n", run.error);
+		fprintf(so, "\nphases\n  %-3s %-13s %-16s %-8s %-19s %10s %9s %7s\n", "#", "KIND", "NAME",
 		       "STATE", "STARTED", "DURATION", "PROGRESS", "ROUNDS");
 	}
 
@@ -543,7 +555,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 					       p->result ? json_tokener_parse(p->result) : NULL);
 			json_object_array_add(jphases, jp);
 		} else {
-			printf("  %-3d %-13s %-16s %-8s %-19s %10s %9s %7lld\n", p->seq, p->kind,
+			fprintf(so, "  %-3d %-13s %-16s %-8s %-19s %10s %9s %7lld\n", p->seq, p->kind,
 			       *p->name ? p->name : "-", p->state,
 			       cli_fmt_time(t1, sizeof(t1), p->started_ns), dur, prog,
 			       (long long)p->rounds);
@@ -568,8 +580,8 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 				r = judge_phase(cli, s, &run, p, &jo, NULL, &js);
 				json_object_object_add(jp, "steady_state", js);
 			} else {
-				printf("\n");
-				r = judge_phase(cli, s, &run, p, &jo, stdout, NULL);
+				fprintf(so, "\n");
+				r = judge_phase(cli, s, &run, p, &jo, so, NULL);
 			}
 			if (r > CLI_NOT)
 				goto out;
@@ -583,21 +595,31 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 	}
 
 	if (doc) {
-		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+		fprintf(so, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 								   JSON_C_TO_STRING_SPACED |
 								   JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else {
 		const char *p = run.plan, *nl;
 
-		printf("\nplan\n");
+		fprintf(so, "\nplan\n");
 		while (p && *p) {
+			int n;
+
 			nl = strchr(p, '\n');
-			printf("  %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+			n = nl ? (int)(nl - p) : (int)strlen(p);
+			fprintf(so, n ? "  %.*s\n" : "\n", n, p);
 			p = nl ? nl + 1 : NULL;
 		}
 	}
 	r = CLI_OK;
 out:
+	if (so) {
+		fclose(so);
+		so = NULL;
+		if (r == CLI_OK)
+			fwrite(text, 1, textlen, stdout);
+		free(text);
+	}
 	json_object_put(doc);
 	store_phases_free(phases, nphases);
 	store_run_clear(&run);
@@ -623,11 +645,12 @@ int cmd_migrate(struct cli *cli, int argc, char **argv)
 	}
 	if (r != -EPROTO)
 		return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s", err);
+	before = store_file_version(cli->db_path);
 	r = store_open(cli->db_path, 0, &s, err, sizeof(err));
 	if (r)
 		return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s", err);
-	before = store_version(s);
-	printf("%s: upgraded to schema version %d\n", cli->db_path, before);
+	printf("%s: upgraded from schema version %d to %d\n", cli->db_path, before,
+	       store_version(s));
 	store_close(s);
 	return CLI_OK;
 }

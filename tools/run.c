@@ -175,7 +175,7 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt < O_TARGET || opt > O_ABS)
-			return cli_usage("run");
+			return cli_bad_option("run", argv);
 		if (v[opt - O_TARGET] && opt != O_QUIET && opt != O_ABS)
 			return cli_error(CLI_USAGE, "--%s given twice", opts[opt - O_TARGET].name);
 		v[opt - O_TARGET] = optarg ? optarg : "yes";

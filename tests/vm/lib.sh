@@ -14,6 +14,8 @@
 #                              exit status, or 255 when it never finished)
 #                              and VM_SECONDS; NSOPTS are extra nvme-ns
 #                              properties ("eui64=0x...")
+#                              VM_IMG2 and VM_SERIAL2, when set, add a
+#                              second controller (/dev/nvme1n1)
 #
 # The guest: Debian's linux-image-6.1.0-*-amd64 (apt-get download, unpacked
 # into a cache, never installed), its uncompressed vmlinux booted via PVH
@@ -199,6 +201,8 @@ mount -t devtmpfs devtmpfs /newroot/dev
 mount -t tmpfs tmpfs /newroot/run
 i=0
 while [ ! -b /dev/nvme0n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+i=0
+while [ -e /sys/class/nvme/nvme1 ] && [ ! -b /dev/nvme1n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 echo "vm: guest ready"
 chroot /newroot /bin/bash /plateau-vm/run.sh >/results/guest.out 2>&1
 echo $? >/results/rc
@@ -251,8 +255,12 @@ vm_run() {
 		-drive "file=$img,if=none,id=nvm,format=raw,cache=unsafe" \
 		-device "nvme,id=nvme0,serial=$serial" \
 		-device "nvme-ns,drive=nvm,bus=nvme0,nsid=1${nsopts:+,$nsopts}" \
+		${VM_IMG2:+-drive "file=$VM_IMG2,if=none,id=nvm2,format=raw,cache=unsafe"} \
+		${VM_IMG2:+-device "nvme,id=nvme1,serial=$VM_SERIAL2"} \
+		${VM_IMG2:+-device "nvme-ns,drive=nvm2,bus=nvme1,nsid=1"} \
 		>"$w/qemu.out" 2>&1
 	VM_QEMU_RC=$?
+	[ "$VM_QEMU_RC" = 0 ] || diag "qemu exit $VM_QEMU_RC: $(tail -n 3 "$w/qemu.out" 2>/dev/null)"
 	VM_SECONDS=$(($(date +%s) - t0))
 	VM_ACCEL=$accel
 	if [ -s "$w/share/rc" ]; then

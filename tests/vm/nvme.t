@@ -14,6 +14,10 @@
 #   the dry run; then erase by auto, which must run Format NVM SES=1, and the
 #   read-back verify.  After poweroff the host checks the whole image reads
 #   zeros.
+# The same boot then runs the real daemon on a second controller
+# (/dev/nvme1n1): a plan with erase (auto: Format NVM SES=1), a fill and a
+# precondition, started with the real CLI; the database is checked on the
+# host afterwards.
 # Skips (TAP) when qemu, busybox-static or a guest kernel is missing;
 # PLATEAU_VM_REQUIRED=1 turns that into a failure.
 set -u
@@ -40,6 +44,7 @@ trap 'rm -rf "$W"' EXIT
 IMG=$W/nvme.img
 SIZE=$((64 << 20))
 SERIAL=PLATEAUVM0001
+SERIAL2=PLATEAUVM0002 # the second controller, for the daemon
 EUI64=5a5a000011112222
 
 # The image: a pattern everywhere, an MBR with one partition (1 MiB, 8 MiB)
@@ -87,9 +92,52 @@ step dry \$T dry-run \$D
 step erase \$T erase \$D --want $EUI64 --poll-ms 100
 step identify-after \$T identify \$D
 step sum-after \$T sum \$D
+
+# the real daemon and CLI on the second controller; the database lives in
+# the guest's tmpfs (SQLite's WAL needs shared memory, which 9p lacks) and is
+# copied out at the end
+P="$B/plateau --db /run/p.db --socket /run/ctl.sock"
+cat >/run/vm.plan <<PLAN
+[run]
+device = /dev/nvme1n1
+serial = $SERIAL2
+name = vm-e2e
+interval = 500ms
+
+[erase]
+method = auto
+
+[fill]
+passes = 1
+bs = 128k
+iodepth = 8
+
+[precondition]
+profile = 4k-randwrite
+threads = 1
+iodepth = 8
+steady = snia
+max_rounds = 8
+PLAN
+$B/plateaud --db /run/p.db --socket /run/ctl.sock 2>\$R/daemon.log &
+dpid=\$!
+i=0
+while [ ! -S /run/ctl.sock ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
+step d-drives \$P drives /dev/nvme1n1 --csv
+step d-dry \$P start /run/vm.plan --dry-run
+step d-start \$P start /run/vm.plan
+step d-wait \$P wait 1 --for done --timeout 100s
+step d-show \$P show 1
+kill \$dpid
+wait \$dpid
+echo \$? >\$R/daemon.rc
+cp /run/p.db \$R/p.db
 EOF
 
-vm_run "$W" "$IMG" "$SERIAL" "eui64=0x$EUI64"
+IMG2=$W/nvme2.img
+yes plateau-vm-second | head -c $SIZE >"$IMG2"
+
+VM_IMG2=$IMG2 VM_SERIAL2=$SERIAL2 vm_run "$W" "$IMG" "$SERIAL" "eui64=0x$EUI64"
 S=$W/share
 diag "vm: kernel $VM_KVER, accel $VM_ACCEL, boot+test+poweroff ${VM_SECONDS}s"
 check "guest script ran to the end" [ "$VM_RC" = 0 ]
@@ -154,5 +202,33 @@ check "after: same identity, same LBA format" has "$(f identify-after)" "^serial
 	has "$(f identify-after)" '^flbas_index: 0$' && has "$(f identify-after)" "^capacity_bytes: $SIZE\$"
 check "after: the namespace reads differently" [ "$(sed -n 's/^sum: //p' "$(f sum-after)")" != "$before" ]
 check "host: the whole image is zero after poweroff" cmp -s -n $SIZE "$IMG" /dev/zero
+
+# the daemon run on the second controller
+q() { sqlite3 "$S/p.db" "$1" 2>&1; }
+check "daemon: drives lists nvme1n1 with its serial" has "$(f d-drives)" ",$SERIAL2,"
+check "daemon: dry run would format (SES=1) only" [ "$(rc d-dry)" = 0 ] &&
+	has "$(f d-dry)" 'would try \["format-user"\]'
+check "daemon: start accepted" [ "$(rc d-start)" = 0 ] && has "$(f d-start)" '^run 1 started$'
+check "daemon: the run finished (wait exit 0)" [ "$(rc d-wait)" = 0 ] ||
+	diag "$(cat "$(f d-wait)" "$S/daemon.log" 2>/dev/null | tail -n 20)"
+check "daemon: exited cleanly on SIGTERM" [ "$(cat "$S/daemon.rc" 2>/dev/null)" = 0 ]
+check "db: integrity ok" [ "$(q 'PRAGMA integrity_check')" = ok ]
+check "db: run done" [ "$(q 'SELECT state FROM runs WHERE id = 1')" = done ]
+check "db: drive recorded with the controller's serial and model" \
+	[ "$(q "SELECT kind || '|' || serial || '|' || model FROM drives")" = "nvme|$SERIAL2|QEMU NVMe Ctrl" ]
+check "db: erase ran Format NVM SES=1 and verified zeros" \
+	[ "$(q "SELECT json_extract(result, '\$.method') || '|' || json_extract(result, '\$.verify.passed') FROM phases WHERE kind = 'erase'")" = "format-user|1" ]
+check "db: the fill wrote the whole namespace" \
+	[ "$(q "SELECT progress_bytes = total_bytes AND total_bytes = $SIZE FROM phases WHERE kind = 'fill'")" = 1 ]
+n=$(q "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id WHERE p.kind = 'precondition'")
+check "db: precondition samples stored ($n)" [ "${n:-0}" -ge 5 ]
+check "db: sample numbers contiguous from 1" \
+	[ "$(q "SELECT count(*) = max(seq) AND min(seq) = 1 FROM samples GROUP BY phase_id" | sort -u)" = 1 ]
+check "db: every sample measured I/O" \
+	[ "$(q "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id WHERE p.kind = 'precondition' AND s.partial = 0 AND s.a_ios = 0")" = 0 ]
+check "show: names the erase and the verdict" has "$(f d-show)" 'method     format-user' &&
+	has "$(f d-show)" 'phase 3 \(precondition 4k-randwrite\)'
+check "host: the second drive holds written data, not the pattern" \
+	[ "$(head -c 4096 "$IMG2" | tr -d '\000' | wc -c)" -gt 0 ] && ! head -c 64 "$IMG2" | grep -q plateau-vm-second
 
 done_testing
