@@ -402,6 +402,26 @@ static void do_start(struct client *c, json_object *req)
 	}
 	log_msg(5, "run %lld '%s' started on %s by uid %u", (long long)run_id, plan.name,
 		plan.device, (unsigned)c->uid);
+	{
+		/* run-created is stored by runner_create_run(); the journal and the
+		 * hooks hear of it here */
+		struct drun *r = manager_find_run(c->m, run_id);
+		char msg[512];
+		struct runner_event ev = {
+			.run_id = run_id,
+			.kind = RUNNER_EV_CREATED,
+			.message = msg,
+			.priority = RUNNER_PRIO_NOTICE,
+			.device = plan.device,
+			.serial = id.serial,
+		};
+
+		snprintf(msg, sizeof(msg), "'%s' created: %zu phases on %s, by uid %u", plan.name,
+			 plan.nphases, plan.device, (unsigned)c->uid);
+		events_journal(&ev);
+		if (r)
+			events_queue_hooks(c->m, r, &ev);
+	}
 	json_object_object_add(o, "run", json_object_new_int64(run_id));
 	client_reply(c, o);
 	manager_notify_status(c->m);

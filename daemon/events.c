@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,8 +56,10 @@ void events_journal(const struct runner_event *ev)
 {
 	const char *mid = events_message_id(ev->kind);
 
-	/* the plain line for stderr readers; the structured entry for journalctl */
-	log_msg(ev->priority, "run %lld: %s", (long long)ev->run_id, ev->message);
+	/* the plain line when stderr is not the journal (by hand, tests);
+	 * under systemd the structured entry below is the one line */
+	if (!log_is_journal())
+		log_msg(ev->priority, "run %lld: %s", (long long)ev->run_id, ev->message);
 	(void)sd_journal_send("MESSAGE=run %lld: %s", (long long)ev->run_id, ev->message,
 			      "MESSAGE_ID=%s", mid ? mid : "00000000000000000000000000000000",
 			      "PRIORITY=%d", ev->priority, "SYSLOG_IDENTIFIER=plateaud",
@@ -184,7 +187,8 @@ static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	(void)usec;
 	log_msg(4, "hook %s for %s of run %lld ran past its time limit: killed", h->cmd, h->event,
 		h->run);
-	(void)kill(h->pid, SIGKILL);
+	/* the hook runs in its own process group: take its children too */
+	(void)kill(-h->pid, SIGKILL);
 	return 0;
 }
 
@@ -302,6 +306,9 @@ void events_write_prom(struct manager *m)
 	pthread_mutex_lock(&m->runs_lock);
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", m->prom_path, (int)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* node_exporter reads it whatever the daemon's umask */
+	if (fd >= 0)
+		(void)fchmod(fd, 0644);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		if (fd >= 0)
@@ -335,7 +342,7 @@ void events_write_prom(struct manager *m)
 			pthread_mutex_lock(&r->lock);                                              \
 			fputs(name, f);                                                            \
 			prom_labels(f, r);                                                         \
-			fprintf(f, " %.9g\n", (double)(expr));                                     \
+			fprintf(f, " %.17g\n", (double)(expr));                                    \
 			pthread_mutex_unlock(&r->lock);                                            \
 		}                                                                                  \
 	} while (0)

@@ -166,6 +166,7 @@ int manager_start_run(struct manager *m, int64_t run_id, char *err, size_t errle
 	r->next = m->runs;
 	m->runs = r;
 	pthread_mutex_unlock(&m->runs_lock);
+	events_write_prom(m);
 	return 0;
 }
 
@@ -189,6 +190,8 @@ static void manager_reap(struct manager *m)
 		pthread_mutex_lock(&m->runs_lock);
 		*pp = r->next;
 		pthread_mutex_unlock(&m->runs_lock);
+		/* the run leaves the textfile with its last sample */
+		events_write_prom(m);
 		if (r->result == -EINTR)
 			log_msg(6, "run %lld paused", (long long)r->id);
 		else if (r->result && r->result != -ECANCELED)

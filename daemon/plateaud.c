@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
+#include <limits.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,12 +29,19 @@
 
 static bool log_to_journal;
 
+static int mkdir_parent(const char *path, mode_t mode);
+
 int64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+bool log_is_journal(void)
+{
+	return log_to_journal;
 }
 
 void log_msg(int prio, const char *fmt, ...)
@@ -139,6 +149,42 @@ static int config_load(struct manager *m, const char *path, bool must_exist, con
 		}
 	}
 	fclose(f);
+	return 0;
+}
+
+/*
+ * One daemon per database: a second one would resume the same runs again.
+ * flock() on a file next to the database (never on the database itself,
+ * whose POSIX locks SQLite owns and a close() here would drop).
+ */
+static int instance_lock(const char *db)
+{
+	char path[PATH_MAX + 8], pid[32];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s.lock", db);
+	if (mkdir_parent(path, 0750) < 0)
+		log_msg(4, "%s: cannot create its directory, ignoring", path);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	if (fd < 0) {
+		log_msg(3, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+
+		n = (int)pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		log_msg(3, "another plateaud (pid %s) already runs on %s; refusing to start a second",
+			*pid ? pid : "?", db);
+		close(fd);
+		return e == EWOULDBLOCK ? -EBUSY : -e;
+	}
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+		log_msg(4, "%s: cannot write the pid, ignoring", path);
+	/* held until exit: the descriptor stays open on purpose */
 	return 0;
 }
 
@@ -277,6 +323,8 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (instance_lock(m->db_path) < 0)
+		return 1;
 	r = sd_event_default(&m->event);
 	if (r < 0) {
 		log_msg(3, "cannot create the event loop: %s", strerror(-r));

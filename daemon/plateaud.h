@@ -100,6 +100,8 @@ struct manager {
 /* plateaud.c */
 int64_t now_ns(void);
 void log_msg(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* stderr is connected to the journal (JOURNAL_STREAM) */
+bool log_is_journal(void);
 
 /* manager.c */
 int manager_start_run(struct manager *m, int64_t run_id, char *err, size_t errlen);

@@ -266,6 +266,10 @@ static int plan_workload_key(struct plan_ctx *c, const char *key, const char *v)
 		snprintf(c->bs, sizeof(c->bs), "%s", v);
 		c->has_bs = true;
 		c->bs_line = c->line;
+	} else if ((!strcmp(key, "threads") || !strcmp(key, "iodepth")) &&
+		   ph->kind == PLAN_SWEEP) {
+		return plan_fail(c, c->line,
+				 "[sweep] %s: a sweep's load is its points = THREADSxDEPTH list", key);
 	} else if (!strcmp(key, "threads")) {
 		return plan_uint(c, key, v, 1, 256, &ph->threads);
 	} else if (!strcmp(key, "iodepth")) {
@@ -565,7 +569,18 @@ static int plan_end_section(struct plan_ctx *c)
 				return plan_fail(c, ph->line,
 						 "[precondition] limits_absolute applies to the fio "
 						 "criteria only");
+			if (ph->steady.max_rounds && ph->steady.max_rounds < ph->steady.window)
+				return plan_fail(c, ph->line,
+						 "[precondition] max_rounds: expected 0 (no cap) or at "
+						 "least the window of %u rounds, not %u",
+						 ph->steady.window, ph->steady.max_rounds);
 		}
+		if ((!ph->steady_enabled || ph->continue_after_steady) && !ph->steady.max_rounds &&
+		    !ph->max_duration_ns)
+			return plan_fail(c, ph->line,
+					 "[precondition] %s needs max_rounds or max_duration, or it "
+					 "never ends",
+					 ph->steady_enabled ? "after_steady = continue" : "steady = none");
 		if (!ph->nmetrics) {
 			ph->metrics[0] = SAMPLE_METRIC_IOPS;
 			ph->nmetrics = 1;

@@ -912,6 +912,7 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 		r->cur_threads = job.threads;
 		r->cur_iodepth = job.iodepth;
 		r->cur->rounds = (int64_t)i;
+		r->rounds = i; /* load points measured, for the status */
 		ret = runner_run_engine(r, &job, res);
 		if (ret)
 			break;
@@ -929,6 +930,7 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 		pt.smp.hist[0] = &res->hist[SAMPLE_READ];
 		pt.smp.hist[1] = &res->hist[SAMPLE_WRITE];
 		r->cur->rounds = (int64_t)i + 1;
+		r->rounds = i + 1;
 		if ((ret = store_begin(r->s)) || (ret = store_point_insert(r->s, p->id, &pt)) ||
 		    (ret = store_phase_update(r->s, r->cur)) || (ret = store_commit(r->s))) {
 			ret = runner_fail(r, ret, "storing point %d: %s", pt.seq, store_errmsg(r->s));
@@ -982,6 +984,9 @@ static int runner_phase(struct runner *r, struct store_phase *p, const struct pl
 
 	r->cur = p;
 	r->cur_plan = pp;
+	/* rounds and the verdict are the phase's own */
+	r->rounds = 0;
+	r->judged = false;
 	if (pp->kind != PLAN_ERASE && (ret = runner_check_target(r, runner_phase_writes(pp), &id)))
 		return ret;
 	if ((ret = runner_set_run_state(r, runner_state_for(pp->kind), NULL)))

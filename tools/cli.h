@@ -21,6 +21,12 @@ enum cli_exit {
 	CLI_FAILED = 5,    /* the run failed (plateau run, plateau wait) */
 };
 
+enum {
+	CLI_FMT_NONE,
+	CLI_FMT_JSON,
+	CLI_FMT_ALL,
+};
+
 enum cli_format {
 	CLI_TABLE,
 	CLI_JSON,
@@ -44,7 +50,7 @@ struct cli_cmd {
 	const char *summary; /* one line for `plateau help` */
 	const char *help;    /* the rest of `plateau help CMD` */
 	int (*fn)(struct cli *cli, int argc, char **argv);
-	bool formats; /* takes --json / --csv */
+	int formats; /* CLI_FMT_NONE, CLI_FMT_JSON (--json), CLI_FMT_ALL (--json, --csv) */
 };
 
 /* "plateau: <msg>" on stderr; returns @code */

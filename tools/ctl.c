@@ -108,6 +108,9 @@ static int ctl_check(json_object *reply, int code_on_error)
 		return CLI_OK;
 	if (!json_object_object_get_ex(reply, "error", &err))
 		return cli_error(code_on_error, "plateaud refused the request");
+	/* refused for who we are: the daemon is not there for this user */
+	if (!strncmp(json_object_get_string(err), "permission denied", 17))
+		code_on_error = CLI_NODAEMON;
 	return cli_error(code_on_error, "%s", json_object_get_string(err));
 }
 

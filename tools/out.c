@@ -188,7 +188,7 @@ void out_bool(struct out *o, int v)
 	if (o->fmt == CLI_JSON)
 		out_json(o, json_object_new_boolean(v));
 	else
-		out_set(o, strdup(v ? "yes" : "no"));
+		out_set(o, strdup(o->fmt == CLI_CSV ? (v ? "true" : "false") : (v ? "yes" : "no")));
 }
 
 static void out_csv_cell(FILE *f, const char *s)

@@ -23,21 +23,21 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  run and starts it.  --dry-run shows the identity, the checks and the erase\n"
 	  "  method that would run, and starts nothing.\n"
 	  "  --json              the daemon's answer as JSON\n",
-	  cmd_start, true },
+	  cmd_start, CLI_FMT_JSON },
 	{ "check", "PLAN", "validate a plan and show its phases with every default filled in",
 	  "  Reads only the file: no daemon, no drive.  Errors name file:line and field.\n"
 	  "  --json              the phases as JSON\n",
-	  cmd_check, true },
+	  cmd_check, CLI_FMT_JSON },
 	{ "stop", "RUN", "stop a run (it ends 'stopped'; what was measured is kept)", "", cmd_stop,
 	  false },
 	{ "status", "[RUN]", "the runs plateaud is carrying out: phase, progress, last sample",
-	  "  --json              the daemon's answer as JSON\n", cmd_status, true },
+	  "  --json              the daemon's answer as JSON\n", cmd_status, CLI_FMT_JSON },
 	{ "wait", "RUN [--for steady|done] [--timeout D]",
 	  "wait until a run reaches steady state or ends",
 	  "  Reads the database, so it works wherever the database is visible.\n"
 	  "  Exit status: 0 reached; 1 timed out, or the run ended without reaching it\n"
 	  "  (stopped, or done without steady state); 5 the run failed; 3 no such run.\n",
-	  cmd_wait, false },
+	  cmd_wait, CLI_FMT_NONE },
 	{ "drives", "[PATH...] [--json|--csv]",
 	  "every NVMe namespace and block device: identity, erase methods, in-use reasons",
 	  "  With PATHs, just those (regular files too).  The serial (or EUI64, NGUID,\n"
@@ -45,7 +45,7 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  Loop devices are named loop:MAJ:MIN:INODE of their backing file, regular\n"
 	  "  files file:MAJ:MIN:INODE.  A drive in use (mounted, swap, held by md/dm/LVM,\n"
 	  "  backing /) is refused by every writing phase.\n" FORMAT_HELP,
-	  cmd_drives, true },
+	  cmd_drives, CLI_FMT_ALL },
 	{ "runs", "[--serial S] [--state STATE|active] [--since WHEN] [--until WHEN]",
 	  "list the runs in the database",
 	  "  --serial S          runs on the drive with this serial (or EUI64/NGUID/WWN)\n"
@@ -53,16 +53,17 @@ static const struct cli_cmd cli_cmds[] = {
 	  "                      failed stopped, or 'active' for every unfinished run\n"
 	  "  --since/--until W   created at or after / before W: '2026-11-29',\n"
 	  "                      '2026-11-29 13:00' (local time) or '24h', '7d' (ago)\n" FORMAT_HELP,
-	  cmd_runs, true },
+	  cmd_runs, CLI_FMT_ALL },
 	{ "show", "RUN", "a run: drive identity, plan, phases, erase record, steady-state verdict",
 	  "  The verdict of each preconditioning phase is re-judged from its stored\n"
-	  "  samples with the criterion its plan named, and shown with its evidence.\n" FORMAT_HELP,
-	  cmd_show, true },
+	  "  samples with the criterion its plan named, and shown with its evidence.\n"
+	  "  --json              one JSON document\n",
+	  cmd_show, CLI_FMT_JSON },
 	{ "samples", "RUN [--phase N] [--metric M[,M...]]", "the samples (curve) of a phase",
 	  "  --phase N           phase number (see `plateau show`); default: the last\n"
 	  "                      preconditioning phase with samples\n"
 	  "  --metric M          only these columns: iops bw lat lat-max lat-stddev p99\n" FORMAT_HELP,
-	  cmd_samples, true },
+	  cmd_samples, CLI_FMT_ALL },
 	{ "steady",
 	  "RUN [--phase N] [--criterion snia|fio-slope|fio-dev] [--window N]\n"
 	  "       [--data-limit P] [--slope-limit P] [--absolute] [--max-rounds N] [--metric M[,M...]]",
@@ -78,10 +79,10 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --metric M[,M...]   iops (default) bw lat p99 lat-max lat-stddev; several\n"
 	  "                      metrics must all pass in the same window\n"
 	  "  Exit status: 0 steady, 1 not steady.\n" FORMAT_HELP,
-	  cmd_steady, true },
+	  cmd_steady, CLI_FMT_ALL },
 
 	{ "analyze",
-	  "FILE [--column NAME] [--round SECONDS] [--log iops|bw|lat] [steady options]",
+	  "FILE [--column NAME] [--round SECONDS] [--log iops|bw|lat|clat|slat] [steady options]",
 	  "judge steady state of data from elsewhere (CSV or fio log)",
 	  "  FILE is a CSV with a header row (one row per round; --column picks the\n"
 	  "  column, default iops) or a fio per-interval log (write_iops_log,\n"
@@ -89,7 +90,7 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  entries are averaged into rounds of --round seconds (default 60),\n"
 	  "  directions summed.  `-` reads standard input.  The steady options are\n"
 	  "  those of `plateau steady`.  Exit status: 0 steady, 1 not steady.\n" FORMAT_HELP,
-	  cmd_analyze, true },
+	  cmd_analyze, CLI_FMT_ALL },
 
 	{ "run",
 	  "--target PATH --profile NAME [--threads T] [--iodepth Q] [--interval 1s]\n"
@@ -117,11 +118,11 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --name NAME --seed N --quiet\n"
 	  "  Exit status: 0 done (and steady, with --steady), 1 not steady or stopped,\n"
 	  "  2 bad input, 3 target not found, 5 the run failed.\n",
-	  cmd_run, false },
+	  cmd_run, CLI_FMT_NONE },
 	{ "migrate", "", "upgrade the database schema (the daemon does this on start)", "", cmd_migrate,
 	  false },
-	{ "help", "[COMMAND]", "this list, or the help of one command", "", cmd_help, false },
-	{ "version", "", "print the version", "", cmd_version, false },
+	{ "help", "[COMMAND]", "this list, or the help of one command", "", cmd_help, CLI_FMT_NONE },
+	{ "version", "", "print the version", "", cmd_version, CLI_FMT_NONE },
 };
 
 const struct cli_cmd *cli_find(const char *name)
@@ -134,7 +135,7 @@ const struct cli_cmd *cli_find(const char *name)
 
 static void cli_overview(FILE *f)
 {
-	fprintf(f, "usage: plateau [--db PATH] [--json|--csv] COMMAND [ARGS]\n\n"
+	fprintf(f, "usage: plateau [--db PATH] [--socket PATH] [--json|--csv] COMMAND [ARGS]\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
 		fprintf(f, "  %-10s %s\n", cli_cmds[i].name, cli_cmds[i].summary);
@@ -262,8 +263,10 @@ int main(int argc, char **argv)
 			cli_help_of(c);
 			return CLI_OK;
 		}
-	if (cli.format_set && !c->formats)
+	if (cli.format_set && c->formats == CLI_FMT_NONE)
 		return cli_error(CLI_USAGE, "%s takes no --json/--csv", c->name);
+	if (cli.format == CLI_CSV && c->formats == CLI_FMT_JSON)
+		return cli_error(CLI_USAGE, "%s prints one document: --json, not --csv", c->name);
 	r = c->fn(&cli, argc - 1, argv + 1);
 	store_close(cli.store);
 	if (fflush(stdout) && !r)

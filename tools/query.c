@@ -128,6 +128,7 @@ enum samples_colid {
 	SC_RIOPS,
 	SC_WIOPS,
 	SC_ERRORS,
+	SC_PARTIAL,
 	SC_N,
 };
 
@@ -144,6 +145,8 @@ static const struct out_col samples_all_cols[SC_N] = {
 	[SC_RIOPS] = { "read_iops", "READ_IOPS", 11, 0 },
 	[SC_WIOPS] = { "write_iops", "WRITE_IOPS", 11, 0 },
 	[SC_ERRORS] = { "errors", "ERRORS", 6, 0 },
+	/* an interval cut short: not a round of the steady-state judgement */
+	[SC_PARTIAL] = { "partial", "PARTIAL", 7, 0 },
 };
 
 static const int samples_metric_col[SAMPLE_METRIC_N] = {
@@ -206,6 +209,9 @@ static int samples_row(void *ctx, const struct sample *smp)
 		case SC_ERRORS:
 			out_i64(c->o, (int64_t)smp->errors);
 			break;
+		case SC_PARTIAL:
+			out_bool(c->o, smp->partial);
+			break;
 		}
 	}
 	out_end_row(c->o);
@@ -261,6 +267,7 @@ int cmd_samples(struct cli *cli, int argc, char **argv)
 			return r;
 		for (size_t i = 0; i < nm; i++)
 			c.cols[c.ncols++] = samples_metric_col[m[i]];
+		c.cols[c.ncols++] = SC_PARTIAL;
 	} else {
 		for (int i = SC_IOPS; i < SC_N; i++)
 			c.cols[c.ncols++] = i;
@@ -462,9 +469,6 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 
 	if (argc != 2)
 		return cli_usage("show");
-	if (cli->format == CLI_CSV)
-		return cli_error(CLI_USAGE, "show prints one document: use --json (or `plateau "
-					    "samples --csv` for a curve)");
 	if ((r = cli_parse_run(argv[1], &run_id)))
 		return r;
 	if ((r = cli_load_run(cli, run_id, &run)))

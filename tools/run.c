@@ -170,16 +170,17 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 	char *plan = NULL, err[1024], host[128] = "";
 	size_t len = 0;
 	int64_t run_id;
-	int opt, r;
+	int opt, r, li;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "", opts, &li)) != -1) {
 		if (opt < O_TARGET || opt > O_ABS)
 			return cli_bad_option("run", argv);
+		/* messages name the option as typed (--bs is --bssplit) */
 		if (v[opt - O_TARGET] && opt != O_QUIET && opt != O_ABS)
-			return cli_error(CLI_USAGE, "--%s given twice", opts[opt - O_TARGET].name);
+			return cli_error(CLI_USAGE, "--%s given twice", opts[li].name);
 		v[opt - O_TARGET] = optarg ? optarg : "yes";
-		if (optarg && (r = run_plain(opts[opt - O_TARGET].name, optarg)))
+		if (optarg && (r = run_plain(opts[li].name, optarg)))
 			return r;
 	}
 	if (optind != argc)

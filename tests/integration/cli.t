@@ -359,13 +359,13 @@ is "$(head -n 1 "$T/out")" "run,name,state,model,serial,device,created,ended" "r
 is "$(wc -l <"$T/out")" 5 "runs --csv: a header and four rows"
 run --db "$DB" samples 1 --csv
 is "$(head -n 1 "$T/out")" \
-	"round,start,elapsed_s,iops,bw_mbps,lat_mean_us,lat_p99_us,lat_max_us,lat_stddev_us,read_iops,write_iops,errors" \
+	"round,start,elapsed_s,iops,bw_mbps,lat_mean_us,lat_p99_us,lat_max_us,lat_stddev_us,read_iops,write_iops,errors,partial" \
 	"samples --csv header"
-is "$(awk -F, '{ print NF }' "$T/out" | sort -u)" 12 "samples --csv: 12 fields on every row"
+is "$(awk -F, '{ print NF }' "$T/out" | sort -u)" 13 "samples --csv: 13 fields on every row"
 run --db "$DB" samples 2 --metric iops,p99 --csv
-is "$(head -n 1 "$T/out")" "round,start,elapsed_s,iops,lat_p99_us" \
+is "$(head -n 1 "$T/out")" "round,start,elapsed_s,iops,lat_p99_us,partial" \
 	"samples --metric iops,p99 --csv header"
-is "$(sed -n 2p "$T/out")" "1,2026-11-30T03:06:41.000Z,60.0,90000.0,645.0" \
+is "$(sed -n 2p "$T/out")" "1,2026-11-30T03:06:41.000Z,60.0,90000.0,645.0,false" \
 	"samples 2 --metric iops,p99 --csv: round 1 (5400000 I/Os / 60 s, p99 645 us)"
 STEADY_CSV="metric,criterion,window,rounds,steady,steady_round,window_start,window_end,average,slope,intercept,data_excursion,slope_excursion,data_limit,slope_limit,lost,lost_round"
 run --db "$DB" steady 2 --csv

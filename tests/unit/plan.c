@@ -685,6 +685,20 @@ static void test_errors(void)
 	      "/dev/x, and plateau only writes to a drive the plan names (`plateau drives` shows "
 	      "them)",
 	      "a writing plan without a serial");
+	fails("[run]\ndevice = /dev/x\nserial = S\n[precondition]\nprofile = 4k-randwrite\n"
+	      "max_rounds = 3\n",
+	      "job.plan:4: [precondition] max_rounds: expected 0 (no cap) or at least the window "
+	      "of 5 rounds, not 3",
+	      "max_rounds below the window can never be judged");
+	fails("[run]\ndevice = /dev/x\nserial = S\n[precondition]\nprofile = 4k-randwrite\n"
+	      "after_steady = continue\nmax_rounds = 0\n",
+	      "job.plan:4: [precondition] after_steady = continue needs max_rounds or "
+	      "max_duration, or it never ends",
+	      "continuing after steady state without a limit");
+	fails("[run]\ndevice = /dev/x\nserial = S\n[precondition]\nprofile = 4k-randwrite\n"
+	      "[sweep]\npoints = 1x1\nthreads = 4\n",
+	      "job.plan:8: [sweep] threads: a sweep's load is its points = THREADSxDEPTH list",
+	      "threads in a sweep is refused, not ignored");
 	{
 		struct plan p;
 		char err[256] = "";
