@@ -141,7 +141,8 @@ $(B)/plateaud.service: systemd/plateaud.service.in
 install: all $(B)/plateaud.service
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DATADIR)/schema \
-		$(DESTDIR)$(DATADIR)/examples/hooks $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(DATADIR)/examples/hooks $(DESTDIR)$(DATADIR)/examples/prometheus \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(B)/plateau $(DESTDIR)$(BINDIR)/plateau
 	install -m 0755 $(B)/plateaud $(DESTDIR)$(SBINDIR)/plateaud
@@ -151,6 +152,7 @@ install: all $(B)/plateaud.service
 	install -m 0644 $(SCHEMA) $(DESTDIR)$(DATADIR)/schema/
 	install -m 0644 $(wildcard examples/*.plan) $(DESTDIR)$(DATADIR)/examples/
 	install -m 0755 $(wildcard examples/hooks/*) $(DESTDIR)$(DATADIR)/examples/hooks/
+	install -m 0644 $(wildcard examples/prometheus/*) $(DESTDIR)$(DATADIR)/examples/prometheus/
 	install -m 0644 docs/plateau.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/plateau.plan.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 docs/plateaud.8 $(DESTDIR)$(MANDIR)/man8/

@@ -294,8 +294,10 @@ static void prom_labels(FILE *f, const struct drun *r)
 
 void events_write_prom(struct manager *m)
 {
-	static const char *const states[] = { "queued",   "erasing", "filling",
-					      "preconditioning", "sweeping" };
+	static const char *const states[] = { "queued",   "erasing",  "filling", "preconditioning",
+					      "sweeping", "done",     "failed",  "stopped" };
+	struct drun *all[512];
+	size_t n = 0;
 	char tmp[1100];
 	FILE *f;
 	int fd;
@@ -304,6 +306,10 @@ void events_write_prom(struct manager *m)
 		return;
 	pthread_mutex_lock(&m->prom_lock);
 	pthread_mutex_lock(&m->runs_lock);
+	for (struct drun *r = m->runs; r && n < sizeof(all) / sizeof(all[0]); r = r->next)
+		all[n++] = r;
+	for (struct drun *r = m->ended; r && n < sizeof(all) / sizeof(all[0]); r = r->next)
+		all[n++] = r;
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", m->prom_path, (int)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	/* node_exporter reads it whatever the daemon's umask */
@@ -317,10 +323,13 @@ void events_write_prom(struct manager *m)
 		pthread_mutex_unlock(&m->prom_lock);
 		return;
 	}
-	fputs("# HELP plateau_run_info A run plateaud is carrying out (value 1).\n"
+	fputs("# HELP plateau_run_info A run plateaud is carrying out, or ended in the last day "
+	      "(value 1).\n"
 	      "# TYPE plateau_run_info gauge\n",
 	      f);
-	for (struct drun *r = m->runs; r; r = r->next) {
+	for (size_t i = 0; i < n; i++) {
+		struct drun *r = all[i];
+
 		pthread_mutex_lock(&r->lock);
 		fprintf(f, "plateau_run_info{run=\"%lld\",name=\"", (long long)r->id);
 		prom_label(f, r->name);
@@ -338,25 +347,30 @@ void events_write_prom(struct manager *m)
 #define PROM_GAUGE(name, help, expr)                                                               \
 	do {                                                                                       \
 		fputs("# HELP " name " " help "\n# TYPE " name " gauge\n", f);                     \
-		for (struct drun *r = m->runs; r; r = r->next) {                                   \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			struct drun *r = all[i];                                                   \
+                                                                                                   \
 			pthread_mutex_lock(&r->lock);                                              \
 			fputs(name, f);                                                            \
 			prom_labels(f, r);                                                         \
-			fprintf(f, " %.17g\n", (double)(expr));                                    \
+			fprintf(f, " %.15g\n", (double)(expr));                                    \
 			pthread_mutex_unlock(&r->lock);                                            \
 		}                                                                                  \
 	} while (0)
-	fputs("# HELP plateau_run_state The run's state (1 for the current one).\n"
+	fputs("# HELP plateau_run_state The run's state (1 for the current one); a finished run "
+	      "stays 24 h with its final state.\n"
 	      "# TYPE plateau_run_state gauge\n",
 	      f);
-	for (struct drun *r = m->runs; r; r = r->next) {
+	for (size_t i = 0; i < n; i++) {
+		struct drun *r = all[i];
+
 		pthread_mutex_lock(&r->lock);
-		for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		for (size_t k = 0; k < sizeof(states) / sizeof(states[0]); k++) {
 			fprintf(f, "plateau_run_state{run=\"%lld\",device=\"", (long long)r->id);
 			prom_label(f, r->device);
 			fputs("\",serial=\"", f);
 			prom_label(f, r->serial);
-			fprintf(f, "\",state=\"%s\"} %d\n", states[i], !strcmp(r->st.state, states[i]));
+			fprintf(f, "\",state=\"%s\"} %d\n", states[k], !strcmp(r->st.state, states[k]));
 		}
 		pthread_mutex_unlock(&r->lock);
 	}
@@ -377,6 +391,14 @@ void events_write_prom(struct manager *m)
 		   (double)r->st.last_sample_ns / 1e9);
 	PROM_GAUGE("plateau_sample_interval_seconds", "The run's sample interval.",
 		   (double)r->interval_ns / 1e9);
+	fputs("# HELP plateau_run_end_timestamp_seconds When a finished run ended (0: running).\n"
+	      "# TYPE plateau_run_end_timestamp_seconds gauge\n",
+	      f);
+	for (size_t i = 0; i < n; i++) {
+		fputs("plateau_run_end_timestamp_seconds", f);
+		prom_labels(f, all[i]);
+		fprintf(f, " %.15g\n", (double)all[i]->ended_ns / 1e9);
+	}
 #undef PROM_GAUGE
 	if (fflush(f) || fsync(fileno(f)) || ferror(f)) {
 		fclose(f);

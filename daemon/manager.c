@@ -58,7 +58,13 @@ static void drun_status(void *ctx, const struct runner_status *st)
 {
 	struct drun *r = ctx;
 
+	bool changed;
+
 	pthread_mutex_lock(&r->lock);
+	changed = r->st.phase_seq != st->phase_seq ||
+		  strcmp(r->st.state, st->run_state ? st->run_state : "");
+	if (r->st.phase_seq != st->phase_seq)
+		r->st.steady_lost = false; /* each phase has its own verdict */
 	snprintf(r->st.state, sizeof(r->st.state), "%s", st->run_state ? st->run_state : "");
 	r->st.phase_seq = st->phase_seq;
 	snprintf(r->st.phase_kind, sizeof(r->st.phase_kind), "%s",
@@ -81,7 +87,7 @@ static void drun_status(void *ctx, const struct runner_status *st)
 		r->st.p99_us = sample_metric(st->sample, SAMPLE_METRIC_P99);
 	}
 	pthread_mutex_unlock(&r->lock);
-	if (st->sample)
+	if (st->sample || changed)
 		events_write_prom(r->m);
 }
 
@@ -107,6 +113,8 @@ static void *drun_thread(void *arg)
 
 static void drun_free(struct drun *r)
 {
+	if (!r)
+		return;
 	runner_free(r->runner);
 	store_close(r->store);
 	pthread_mutex_destroy(&r->lock);
@@ -187,16 +195,31 @@ static void manager_reap(struct manager *m)
 			continue;
 		}
 		pthread_join(r->thread, NULL);
-		pthread_mutex_lock(&m->runs_lock);
-		*pp = r->next;
-		pthread_mutex_unlock(&m->runs_lock);
-		/* the run leaves the textfile with its last sample */
-		events_write_prom(m);
+		runner_free(r->runner);
+		r->runner = NULL;
+		store_close(r->store);
+		r->store = NULL;
 		if (r->result == -EINTR)
 			log_msg(6, "run %lld paused", (long long)r->id);
 		else if (r->result && r->result != -ECANCELED)
 			log_msg(3, "run %lld failed: %s", (long long)r->id, r->st.error);
-		drun_free(r);
+		pthread_mutex_lock(&m->runs_lock);
+		*pp = r->next;
+		if (r->result == -EINTR) {
+			/* paused: it resumes, it has not ended */
+			pthread_mutex_unlock(&m->runs_lock);
+			drun_free(r);
+		} else {
+			/* the textfile keeps its final state for a day, so that an
+			 * alert on "failed" or "steady" sees it at a scrape */
+			snprintf(r->st.state, sizeof(r->st.state), "%s",
+				 !r->result ? "done" : r->result == -ECANCELED ? "stopped" : "failed");
+			r->ended_ns = now_ns();
+			r->next = m->ended;
+			m->ended = r;
+			pthread_mutex_unlock(&m->runs_lock);
+		}
+		events_write_prom(m);
 	}
 }
 
@@ -246,10 +269,36 @@ void manager_notify_status(struct manager *m)
 	(void)sd_notifyf(0, "STATUS=%s", buf);
 }
 
+#define MANAGER_ENDED_KEEP_NS (24LL * 3600 * 1000000000LL)
+
+/* Forget ended runs after a day; true when one went. */
+static bool manager_expire_ended(struct manager *m)
+{
+	int64_t now = now_ns();
+	bool any = false;
+
+	pthread_mutex_lock(&m->runs_lock);
+	for (struct drun **pp = &m->ended; *pp;) {
+		struct drun *r = *pp;
+
+		if (now - r->ended_ns < MANAGER_ENDED_KEEP_NS) {
+			pp = &r->next;
+			continue;
+		}
+		*pp = r->next;
+		drun_free(r);
+		any = true;
+	}
+	pthread_mutex_unlock(&m->runs_lock);
+	return any;
+}
+
 static int on_status_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 
+	if (manager_expire_ended(m))
+		events_write_prom(m);
 	manager_notify_status(m);
 	(void)sd_event_source_set_time(s, usec + MANAGER_STATUS_PERIOD_US);
 	(void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -291,5 +340,7 @@ int manager_resume_all(struct manager *m)
 		log_msg(3, "listing unfinished runs: %s", store_errmsg(m->store));
 		return r;
 	}
+	/* a textfile left by the previous instance says nothing true any more */
+	events_write_prom(m);
 	return 0;
 }

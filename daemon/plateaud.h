@@ -64,6 +64,7 @@ struct drun {
 	struct drun_status st;
 	bool finished; /* worker returned (under lock) */
 	int result;
+	int64_t ended_ns; /* kept in the textfile for a day after it ended */
 };
 
 struct hook_job {
@@ -88,6 +89,7 @@ struct manager {
 	sd_event_source *wake_src;
 	sd_event_source *status_timer;
 	struct drun *runs;
+	struct drun *ended; /* finished runs the textfile still shows */
 	pthread_mutex_t runs_lock; /* the list, for readers off the loop thread */
 	size_t nclients;
 	bool stopping;

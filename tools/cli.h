@@ -99,5 +99,8 @@ int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_wait(struct cli *cli, int argc, char **argv);
 int cmd_drives(struct cli *cli, int argc, char **argv);
 int cmd_check(struct cli *cli, int argc, char **argv);
+int cmd_report(struct cli *cli, int argc, char **argv);
+int cmd_plot(struct cli *cli, int argc, char **argv);
+int cmd_top(struct cli *cli, int argc, char **argv);
 
 #endif

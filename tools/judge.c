@@ -199,8 +199,9 @@ int judge_resolve(struct judge_opts *o)
 					    "limits are percentages of the window average");
 	if (o->p.max_rounds && o->p.max_rounds < o->p.window)
 		return cli_error(CLI_USAGE,
-				 "--max-rounds %u is below the window of %u rounds: no window could "
-				 "ever be judged (0 means no cap)",
+				 "%s %u is below the window of %u rounds: no window could ever be "
+				 "judged (0 means no cap)",
+				 (o->cli_set & JS_MAX) ? "--max-rounds" : "the plan's max_rounds",
 				 o->p.max_rounds, o->p.window);
 	if (o->cli_nmetrics) {
 		memcpy(o->metrics, o->cli_metrics, sizeof(o->metrics));
@@ -427,7 +428,8 @@ int judge_phase(struct cli *cli, struct store *s, const struct store_run *run,
 			r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
 			goto out;
 		}
-		n = nk;
+		/* a running phase may gain a round between two reads */
+		n = k == 0 || nk < n ? nk : n;
 	}
 	snprintf(title, sizeof(title), "run %lld phase %d (%s%s%s)", (long long)run->id, p->seq,
 		 p->kind, *p->name ? " " : "", p->name);

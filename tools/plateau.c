@@ -32,6 +32,16 @@ static const struct cli_cmd cli_cmds[] = {
 	  false },
 	{ "status", "[RUN]", "the runs plateaud is carrying out: phase, progress, last sample",
 	  "  --json              the daemon's answer as JSON\n", cmd_status, CLI_FMT_JSON },
+	{ "top", "[--interval D] [--once]",
+	  "a live view of the runs in progress and how close each is to steady state",
+	  "  Asks plateaud for its runs and reads the database for the last window of\n"
+	  "  the current precondition phase, judged with the phase's criterion: its\n"
+	  "  data and slope excursions as a share of their limits (each at most 100%,\n"
+	  "  under 100% for the fio criteria: the window passes).\n"
+	  "  --interval D        redraw every D (default 2s); Ctrl-C ends\n"
+	  "  --once              print once, without escape codes\n"
+	  "  Exit status: 0; 2 bad option; 4 plateaud unreachable.\n",
+	  cmd_top, CLI_FMT_NONE },
 	{ "wait", "RUN [--for steady|done] [--timeout D]",
 	  "wait until a run reaches steady state or ends",
 	  "  Reads the database, so it works wherever the database is visible.\n"
@@ -64,6 +74,16 @@ static const struct cli_cmd cli_cmds[] = {
 	  "                      preconditioning phase with samples\n"
 	  "  --metric M          only these columns: iops bw lat lat-max lat-stddev p99\n" FORMAT_HELP,
 	  cmd_samples, CLI_FMT_ALL },
+	{ "plot", "RUN [--phase N] [--metric M] [--width N] [--height N] [--ascii]",
+	  "a phase's curve as a chart in the terminal, the steady-state window marked",
+	  "  --phase N           phase number (see `plateau show`); default: the last\n"
+	  "                      preconditioning phase with samples\n"
+	  "  --metric M          iops (default) bw lat lat-max lat-stddev p99\n"
+	  "  --width N           characters (default: the terminal's, $COLUMNS, or 80)\n"
+	  "  --height N          rows of the plot area (default 16)\n"
+	  "  --ascii             plain characters instead of Unicode braille\n"
+	  "  Exit status: 0 drawn; 2 bad option; 3 no such run or phase, or no samples.\n",
+	  cmd_plot, CLI_FMT_NONE },
 	{ "steady",
 	  "RUN [--phase N] [--criterion snia|fio-slope|fio-dev] [--window N]\n"
 	  "       [--data-limit P] [--slope-limit P] [--absolute] [--max-rounds N] [--metric M[,M...]]",
@@ -119,6 +139,18 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  Exit status: 0 done (and steady, with --steady), 1 not steady or stopped,\n"
 	  "  2 bad input, 3 target not found, 5 the run failed.\n",
 	  cmd_run, CLI_FMT_NONE },
+	{ "report", "RUN [RUN...] -o FILE.html",
+	  "one self-contained HTML report: curves, steady-state windows, sweeps, drives",
+	  "  For each run the drive identity, plan, erase record and phases; for each\n"
+	  "  preconditioning phase (matched across runs by order) throughput, average,\n"
+	  "  maximum latency and latency standard deviation over time with every run\n"
+	  "  overlaid, and the steady-state measurement window with its evidence; the\n"
+	  "  load sweeps.  The page needs no network (charts: uPlot, inlined) and\n"
+	  "  prints.  Long phases are drawn from per-span minima and maxima.\n"
+	  "  -o, --output FILE   where to write it (- for standard output); written\n"
+	  "                      to a temporary file and renamed, never left half done\n"
+	  "  Exit status: 0 written; 2 bad input; 3 no such run or database.\n",
+	  cmd_report, CLI_FMT_NONE },
 	{ "migrate", "", "upgrade the database schema (the daemon does this on start)", "", cmd_migrate,
 	  false },
 	{ "help", "[COMMAND]", "this list, or the help of one command", "", cmd_help, CLI_FMT_NONE },

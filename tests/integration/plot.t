@@ -1,0 +1,348 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# plot.t: `plateau plot` and `plateau top`.
+#
+#   PLATEAU_BUILD=$PWD/build PLATEAU_SRC=$PWD prove -v tests/integration/plot.t
+#   PLATEAU_UPDATE_GOLDEN=1 ... rewrites tests/golden/plot-*.txt from the
+#   current output (look at every changed chart before committing it).
+#
+# plot: charts of the fixture database (tests/fixtures/basic.sql) at fixed
+# widths against golden files: braille and --ascii, 40, 80 and 120 columns,
+# every metric once; the steady window of run 1 (rounds 7-11, worked out in
+# cli.t) marked, "not steady" for run 2; one sample; a flat series; 200,000
+# samples (tests/helpers/gendb) drawn in a few seconds; the width taken from
+# $COLUMNS; every exit code.
+#
+# top: --once against a stand-in daemon (a Perl socket server answering a
+# fixed status) whose window figures are worked out below, against the real
+# plateaud with one run in progress on a regular file, and with no daemon.
+#
+# Run 1 phase 3, the last window (rounds 8-12: 100000 101000 99000 100000
+# 100500 IOPS): average 100100, max - min 2000 = 10 % of the 20 % limit
+# (20020); slope (-2*100000 - 101000 + 100000 + 2*100500) / 10 = 0: 0 % of
+# the 10 % limit.
+set -u
+
+: "${PLATEAU_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${PLATEAU_BUILD:=$PLATEAU_SRC/build}"
+. "$PLATEAU_SRC/tests/integration/tap.sh"
+
+PLATEAU=$PLATEAU_BUILD/plateau
+PLATEAUD=$PLATEAU_BUILD/plateaud
+MKDB=$PLATEAU_BUILD/tests/helpers/mkdb
+GENDB=$PLATEAU_BUILD/tests/helpers/gendb
+GOLDEN=$PLATEAU_SRC/tests/golden
+
+[ -x "$PLATEAU" ] || skip_all "no $PLATEAU (build first)"
+[ -x "$MKDB" ] || skip_all "no $MKDB (make tests)"
+"$PLATEAU" help plot >/dev/null 2>&1 || skip_all "this plateau has no plot command"
+command -v sqlite3 >/dev/null || skip_all "no sqlite3 (apt-get install sqlite3)"
+
+export TZ=UTC LC_ALL=C
+unset PLATEAU_DB PLATEAU_SOCKET COLUMNS
+# display width of the widest line: wc -L counts characters in a UTF-8 locale
+UTF8_LOCALE=C.UTF-8
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/plateau-plot.XXXXXX") || bail_out "mktemp failed"
+DPID=
+FPID=
+cleanup() {
+	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+	[ -n "$FPID" ] && kill "$FPID" 2>/dev/null && wait "$FPID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+DB=$T/basic.db
+"$MKDB" "$DB" || bail_out "mkdb $DB failed"
+sqlite3 -bail "$DB" <"$PLATEAU_SRC/tests/fixtures/basic.sql" || bail_out "loading basic.sql failed"
+
+# run ARGS...: plateau; sets RC, OUT, ERR ($T/out, $T/err)
+run() {
+	"$PLATEAU" "$@" >"$T/out" 2>"$T/err"
+	RC=$?
+	OUT=$(cat "$T/out")
+	ERR=$(cat "$T/err")
+}
+
+# width: the widest line of $T/out in columns
+width() {
+	LC_ALL=$UTF8_LOCALE wc -L <"$T/out"
+}
+
+# golden FILE WIDTH ARGS...: `plateau --db $DB plot ARGS --width WIDTH`
+# prints FILE, no line wider than WIDTH, exit 0, nothing on stderr
+golden() {
+	local file=$1 w=$2
+	shift 2
+	run --db "$DB" plot "$@" --width "$w"
+	if [ -n "${PLATEAU_UPDATE_GOLDEN:-}" ]; then
+		mkdir -p "$GOLDEN"
+		cp "$T/out" "$GOLDEN/$file"
+		pass "updated tests/golden/$file"
+	else
+		is_file "$T/out" "$GOLDEN/$file" "plot $* --width $w matches tests/golden/$file"
+	fi
+	is "$RC" 0 "plot $* --width $w: exit 0"
+	is "$ERR" "" "plot $* --width $w: nothing on stderr"
+	is "$(width)" "$w" "plot $* --width $w: the axis fills $w columns, no line is wider"
+}
+
+# expect_fail RC NEEDLE ARGS...: exit RC, one line "plateau: ...NEEDLE..." on
+# stderr, nothing on stdout
+expect_fail() {
+	local want_rc=$1 needle=$2
+	shift 2
+	run "$@"
+	is "$RC" "$want_rc" "$*: exit $want_rc"
+	is "$(wc -l <"$T/err")" 1 "$*: one line on stderr"
+	like "$ERR" '^plateau: ' "$*: stderr starts with 'plateau: '"
+	has "$ERR" "$needle" "$*: stderr says '$needle'"
+	is "$OUT" "" "$*: nothing on stdout"
+}
+
+# --- plot: golden charts ---
+
+golden plot-1.txt 80 1 --height 16
+golden plot-1-ascii.txt 80 1 --height 16 --ascii
+golden plot-1-w40.txt 40 1 --height 12
+golden plot-1-w120.txt 120 1 --height 12
+golden plot-1-bw.txt 72 1 --metric bw --height 8
+golden plot-1-lat.txt 72 1 --metric lat --height 8
+golden plot-1-lat-max.txt 72 1 --metric lat-max --height 8
+golden plot-1-lat-stddev.txt 72 1 --metric lat-stddev --height 8
+golden plot-1-p99.txt 72 1 --metric p99 --height 8 --ascii
+golden plot-2.txt 72 2 --height 10
+golden plot-3-flat.txt 60 3 --metric lat --height 6
+golden plot-3.txt 60 3 --phase 1 --height 6 --ascii
+
+# --- plot: what the charts must show ---
+
+run --db "$DB" plot 1 --width 80
+has "$OUT" "run 1 nightly-4k, phase 3 precondition 4k-randwrite, iops (IOPS), 12 samples" \
+	"plot 1: the title names run, phase, workload and metric"
+has "$OUT" "steady at round 11 (window 7-11); snia on iops, window 5 rounds" \
+	"plot 1: the verdict of plateau show"
+like "$OUT" $'\n'' +├(─)+ window 7-11 (─)+┤'$'\n' "plot 1: the window bracketed under the axis"
+# (a row whose data line crosses both edges shows the data there)
+n=$(grep -c '┊' "$T/out")
+ok $((n < 14)) "plot 1: the window's edges marked down the rows ($n of 16)"
+like "$OUT" $'\n''IOPS'$'\n''200k ┤' "plot 1: unit over the y axis, ticks with k"
+like "$OUT" $'\n'' +0 +1 +2 .* 11 min'$'\n' "plot 1: elapsed minutes under the time axis"
+LC_ALL=C grep -q $'\xe2[\xa0-\xa3]' "$T/out"
+ok $? "plot 1: braille dots (U+2800-U+28FF)"
+
+run --db "$DB" plot 1 --width 80 --ascii
+LC_ALL=C grep -q $'[\x80-\xff]' "$T/out"
+isnt "$?" 0 "plot 1 --ascii: only ASCII"
+like "$OUT" $'\n'' +\[=+ window 7-11 =+\]'$'\n' "plot 1 --ascii: the window in brackets"
+
+run --db "$DB" plot 2 --width 120
+has "$OUT" "not steady after 12 rounds (max-rounds reached); snia on iops, window 5 rounds" \
+	"plot 2: not steady"
+unlike "$OUT" "window [0-9]+-[0-9]+" "plot 2: no window marked"
+is "$(grep -c '┊' "$T/out")" 0 "plot 2: no window edges"
+
+# the default height is 16 rows between the unit line and the axis
+run --db "$DB" plot 1 --width 80
+is "$(sed -n '3,18p' "$T/out" | grep -c '[┤│]')" 16 "plot 1: 16 rows by default"
+
+# deterministic
+run --db "$DB" plot 1 --width 80 --metric p99
+cp "$T/out" "$T/first"
+run --db "$DB" plot 1 --width 80 --metric p99
+cmp -s "$T/out" "$T/first"
+ok $? "plot: the same chart twice"
+
+# fitted to the width: $COLUMNS when stdout is not a terminal, else 80
+COLUMNS=50 run --db "$DB" plot 1
+is "$(width)" 50 "plot with COLUMNS=50: 50 columns"
+run --db "$DB" plot 1
+is "$(width)" 80 "plot without a terminal or COLUMNS: 80 columns"
+COLUMNS=junk run --db "$DB" plot 1
+is "$(width)" 80 "plot with COLUMNS=junk: 80 columns"
+run --db "$DB" plot 1 --width 20
+is "$RC" 0 "plot --width 20 (the narrowest): exit 0"
+is "$(width)" 20 "plot --width 20: 20 columns"
+
+# one sample; a run name with an escape sequence is shown harmless
+ONE=$T/one.db
+cp "$DB" "$ONE"
+sqlite3 -bail "$ONE" "DELETE FROM samples WHERE phase_id = 3 AND seq > 1;
+	UPDATE runs SET name = 'evil' || char(27) || '[2J' WHERE id = 1;" || bail_out "one.db"
+run --db "$ONE" plot 1 --width 60 --height 6
+is "$RC" 0 "plot of one sample: exit 0"
+has "$OUT" "run 1 evil?[2J, phase 3" "plot: control characters of a name replaced"
+has "$OUT" "iops (IOPS), 1 sample" "plot of one sample: 1 sample"
+has "$OUT" "not steady after 1 round;" "plot of one sample: not steady after 1 round"
+LC_ALL=C grep -q $'\xe2[\xa0-\xa3]' "$T/out"
+ok $? "plot of one sample: the sample is drawn"
+LC_ALL=C grep -q $'\x1b' "$T/out"
+isnt "$?" 0 "plot: no escape character reaches the terminal"
+
+# many samples: a column holds the min..max of thousands
+if [ -x "$GENDB" ]; then
+	"$GENDB" "$T/big.db" 200000 >/dev/null || bail_out "gendb failed"
+	start=$SECONDS
+	run --db "$T/big.db" plot 1 --width 100 --height 12
+	is "$RC" 0 "plot of 200000 samples: exit 0"
+	ok $((SECONDS - start > 20)) "plot of 200000 samples: within 20 s ($((SECONDS - start)) s)"
+	has "$OUT" "200000 samples" "plot of 200000 samples: all read"
+	has "$OUT" "steady at round 17 (window 13-17)" "plot of 200000 samples: gendb's verdict"
+	is "$(width)" 100 "plot of 200000 samples: 100 columns"
+	like "$OUT" ' d'$'\n' "plot of 200000 one-minute samples: the time axis in days"
+else
+	skip 6 "no $GENDB (make tests)"
+fi
+
+# --- plot: exit codes ---
+
+expect_fail 3 "no run 9" --db "$DB" plot 9
+expect_fail 3 "no samples" --db "$DB" plot 4
+expect_fail 3 "no samples" --db "$DB" plot 1 --phase 2
+expect_fail 3 "no samples" --db "$DB" plot 1 --phase 4
+expect_fail 3 "no phase 9" --db "$DB" plot 1 --phase 9
+expect_fail 3 "$T/none.db" --db "$T/none.db" plot 1
+expect_fail 2 "unknown metric 'iopz'" --db "$DB" plot 1 --metric iopz
+expect_fail 2 "--width" --db "$DB" plot 1 --width 19
+expect_fail 2 "--width" --db "$DB" plot 1 --width 1001
+expect_fail 2 "--height" --db "$DB" plot 1 --height 2
+expect_fail 2 "--phase" --db "$DB" plot 1 --phase x
+expect_fail 2 "usage" --db "$DB" plot
+expect_fail 2 "usage" --db "$DB" plot 1 2
+expect_fail 2 "run number" --db "$DB" plot x
+
+# --- top ---
+
+expect_fail 4 "not reachable at $T/no.sock" --db "$DB" --socket "$T/no.sock" top --once
+expect_fail 2 "--interval" --socket "$T/no.sock" top --interval 10ms
+expect_fail 2 "usage" --socket "$T/no.sock" top 1
+
+# a stand-in daemon: answers each connection with the contents of $T/reply
+if command -v perl >/dev/null; then
+	perl -MIO::Socket::UNIX -e '
+		my ($path, $file) = @ARGV;
+		my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => $path, Listen => 5)
+			or die "listen: $!";
+		while (my $c = $s->accept) {
+			my $req = <$c>;
+			open(my $f, "<", $file) or die; my $reply = do { local $/; <$f> }; close $f;
+			print $c $reply; close $c;
+		}' "$T/fake.sock" "$T/reply" &
+	FPID=$!
+	for _ in $(seq 50); do [ -S "$T/fake.sock" ] && break; sleep 0.1; done
+
+	printf '%s\n' '{"ok":true,"version":"0.1.0","database":"'"$DB"'","runs":[{"run":1,"name":"nightly-4k","state":"preconditioning","device":"/dev/nvme0n1","serial":"S6CKNA0R123456","phase":3,"phase_kind":"precondition","phase_name":"4k-randwrite","progress":null,"rounds":12,"window":5,"steady":true,"steady_round":11,"steady_lost":false,"threads":16,"iodepth":16,"interval_s":60},{"run":3,"name":"in-progress","state":"preconditioning","device":"/dev/nvme0n1","serial":"S6CKNA0R123456","phase":1,"phase_kind":"precondition","phase_name":"4k-randwrite","progress":null,"rounds":3,"window":5,"steady":false,"steady_round":null,"steady_lost":false,"threads":16,"iodepth":16,"interval_s":60},{"run":2,"name":"qlc\u001b[2J","state":"filling","device":"/dev/loop7","serial":"LOOP-00c1-4242","phase":1,"phase_kind":"fill","phase_name":"128k x2","progress":0.25,"rounds":0,"window":0,"steady":false,"steady_round":null,"steady_lost":false,"threads":1,"iodepth":32,"interval_s":60}]}' >"$T/reply"
+	cat >"$T/want" <<EOF
+plateaud 0.1.0, database $DB: 3 runs in progress
+
+run 1 nightly-4k: preconditioning, phase 3 precondition 4k-randwrite
+  drive     /dev/nvme0n1, serial S6CKNA0R123456, 16 x 16 (threads x iodepth)
+  last      no sample yet
+  rounds    12, steady since round 11
+  window    rounds 8-12, snia iops: data 10% of limit, slope 0% of limit (passes)
+
+run 3 in-progress: preconditioning, phase 1 precondition 4k-randwrite
+  drive     /dev/nvme0n1, serial S6CKNA0R123456, 16 x 16 (threads x iodepth)
+  last      no sample yet
+  rounds    3, not steady yet
+  window    3 of 5 rounds measured (snia)
+
+run 2 qlc?[2J: filling, phase 1 fill 128k x2
+  drive     /dev/loop7, serial LOOP-00c1-4242, 1 x 32 (threads x iodepth)
+  progress  25.0%
+  last      no sample yet
+EOF
+	run --db "$DB" --socket "$T/fake.sock" top --once
+	is "$RC" 0 "top --once (stand-in daemon): exit 0"
+	is_file "$T/out" "$T/want" "top --once: runs, progress, rounds and the last window's figures"
+	is "$ERR" "" "top --once: nothing on stderr"
+
+	printf '%s\n' '{"ok":true,"version":"0.1.0","database":"'"$DB"'","runs":[]}' >"$T/reply"
+	run --db "$DB" --socket "$T/fake.sock" top --once
+	is "$OUT" "plateaud 0.1.0, database $DB: no runs in progress" "top --once: no runs"
+	printf 'not json\n' >"$T/reply"
+	expect_fail 4 "not a JSON object" --db "$DB" --socket "$T/fake.sock" top --once
+	printf '%s\n' '{"ok":false,"error":"no"}' >"$T/reply"
+	expect_fail 4 "refused" --db "$DB" --socket "$T/fake.sock" top --once
+	printf '%s\n' '{"ok":true,"runs":{}}' >"$T/reply"
+	expect_fail 4 "no list of runs" --db "$DB" --socket "$T/fake.sock" top --once
+
+	# live: clears the screen each interval and ends at Ctrl-C with 0
+	printf '%s\n' '{"ok":true,"version":"0.1.0","database":"'"$DB"'","runs":[]}' >"$T/reply"
+	timeout --preserve-status -s INT 1 "$PLATEAU" --db "$DB" --socket "$T/fake.sock" top \
+		--interval 200ms >"$T/out" 2>"$T/err"
+	is "$?" 0 "top: Ctrl-C ends it with 0"
+	ok $(($(grep -c $'\e\[H\e\[2J' "$T/out") < 2)) "top: redraws every interval"
+
+	kill "$FPID" 2>/dev/null
+	wait "$FPID" 2>/dev/null
+	FPID=
+else
+	skip 17 "no perl for the stand-in daemon"
+fi
+
+# the real daemon with a run in progress on a 128 MiB file, 200 ms rounds
+if [ -x "$PLATEAUD" ]; then
+	IMG=$T/target.img
+	truncate -s 128M "$IMG"
+	SERIAL=$("$PLATEAU" drives "$IMG" --csv |
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "serial") c = i; next }
+			 { print $c }')
+	cat >"$T/top.plan" <<EOF
+[run]
+device = $IMG
+serial = $SERIAL
+name = top-test
+interval = 200ms
+
+[precondition]
+profile = 4k-randwrite
+threads = 1
+iodepth = 4
+after_steady = continue
+max_rounds = 300
+EOF
+	D=(--db "$T/p.db" --socket "$T/ctl.sock")
+	"$PLATEAUD" "${D[@]}" 2>"$T/plateaud.log" &
+	DPID=$!
+	for _ in $(seq 50); do [ -S "$T/ctl.sock" ] && break; sleep 0.1; done
+	run "${D[@]}" start "$T/top.plan"
+	is "$OUT" "run 1 started" "plateaud: run 1 started" || diag "$ERR" "$(cat "$T/plateaud.log")"
+	for _ in $(seq 100); do
+		run "${D[@]}" top --once
+		[[ $OUT == *"  window    rounds"* ]] && break
+		sleep 0.2
+	done
+	is "$RC" 0 "top --once (plateaud): exit 0"
+	like "$OUT" '^plateaud [^ ]+, database '"$T"'/p.db: 1 run in progress' "top --once: one run"
+	has "$OUT" "run 1 top-test: preconditioning, phase 1 precondition 4k-randwrite" \
+		"top --once: run, state and phase"
+	has "$OUT" "  drive     $IMG, serial $SERIAL, 1 x 4 (threads x iodepth)" "top --once: drive"
+	like "$OUT" $'\n''  last      round [0-9]+, [0-9.]+[mun]?s ago: [0-9]+ IOPS, [0-9.]+ MB/s, mean [0-9.]+ us, p99 [0-9.]+ us'$'\n' \
+		"top --once: the last sample"
+	like "$OUT" $'\n''  rounds    [0-9]+, (steady since round [0-9]+|not steady yet|steady state LOST)'$'\n' \
+		"top --once: rounds and steady state"
+	like "$OUT" $'\n''  window    rounds [0-9]+-[0-9]+, snia iops: data [0-9]+% of limit, slope [0-9]+% of limit' \
+		"top --once: how close the last window is"
+	LC_ALL=C grep -q $'\x1b' "$T/out"
+	isnt "$?" 0 "top --once: no escape codes"
+	run "${D[@]}" stop 1
+	run "${D[@]}" wait 1 --timeout 20s
+	is "$RC" 1 "plateaud: the run stopped"
+	for _ in $(seq 50); do
+		run "${D[@]}" top --once
+		[[ $OUT == *": no runs in progress" ]] && break
+		sleep 0.1
+	done
+	like "$OUT" ': no runs in progress$' "top --once after the run: no runs in progress"
+	kill "$DPID"
+	wait "$DPID"
+	is "$?" 0 "plateaud: exits 0 on SIGTERM"
+	DPID=
+else
+	skip 12 "no $PLATEAUD"
+fi
+
+done_testing

@@ -1,0 +1,827 @@
+// SPDX-License-Identifier: MIT
+/*
+ * plot: `plateau plot`, the curve of a phase drawn in the terminal.
+ *
+ * The chart is a grid of dots: Unicode braille cells of 2 x 4 dots
+ * (U+2800..U+28FF), or with --ascii cells of 1 x 2 dots drawn as ' . and :.
+ * Every sample is a point at (its end time since the phase began, its
+ * value).  The samples that fall in one dot column are reduced to their
+ * minimum, maximum, first and last value, so a million samples cost one pass
+ * over the rows and a few kilobytes of columns, and the vertical span of a
+ * column shows the whole spread hidden in it.  A column's last value is
+ * joined to the next column's first by a line.
+ *
+ * The steady-state verdict is the one `plateau show` and `plateau steady`
+ * give (judge.h: the phase's own criterion, window, limits and metrics): the
+ * window's first and last rounds are marked by dotted vertical lines in the
+ * empty cells of their columns and by a bracket under the time axis.
+ *
+ * The output depends only on the database, the metric, --width, --height
+ * and --ascii (no locale, no clock, no terminal when --width is given), so
+ * tests compare it with golden files.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "judge.h"
+#include "parse.h"
+
+
+#define PLOT_WIDTH_MIN 20
+#define PLOT_WIDTH_MAX 1000
+#define PLOT_WIDTH_DEFAULT 80
+#define PLOT_HEIGHT_MIN 3
+#define PLOT_HEIGHT_MAX 200
+/* 16 chart rows + 7 lines of title, axes and verdict fit a 24-line terminal */
+#define PLOT_HEIGHT_DEFAULT 16
+/* the chart needs a few columns besides the y labels */
+#define PLOT_CHART_COLS_MIN 8
+
+/* One sample as plotted: seconds since the phase began, the metric's value. */
+struct plot_pt {
+	double t_s;
+	double v;
+};
+
+struct plot_data {
+	struct plot_pt *pts;
+	size_t n, cap;
+	enum sample_metric metric;
+	int64_t t0_ns; /* the phase's start; 0: the first sample's start */
+	/* The steady window, in rounds (full samples, as store_series() counts
+	 * them), and the times of its first and last round once seen. */
+	size_t win_first, win_last;
+	double win_first_s, win_last_s;
+	size_t rounds;
+	int64_t bad_seq; /* a sample whose value is not a finite number >= 0 */
+};
+
+static int plot_collect(void *ctx, const struct sample *smp)
+{
+	struct plot_data *d = ctx;
+	double v = sample_metric(smp, d->metric), t_s;
+
+	if (!isfinite(v) || v < 0) {
+		d->bad_seq = smp->seq;
+		return -EBADMSG;
+	}
+	if (!d->t0_ns)
+		d->t0_ns = smp->start_ns;
+	/* a sample that ends before the phase's recorded start (a clock step)
+	 * is drawn at 0 rather than off the chart */
+	t_s = smp->end_ns > d->t0_ns ? (double)(smp->end_ns - d->t0_ns) / 1e9 : 0.0;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 1024;
+		struct plot_pt *p = realloc(d->pts, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		d->pts = p;
+		d->cap = cap;
+	}
+	d->pts[d->n++] = (struct plot_pt){.t_s = t_s, .v = v};
+	if (!smp->partial) {
+		d->rounds++;
+		if (d->rounds == d->win_first)
+			d->win_first_s = t_s;
+		if (d->rounds == d->win_last)
+			d->win_last_s = t_s;
+	}
+	return 0;
+}
+
+/* --- the chart --- */
+
+struct plot_chart {
+	int width, height; /* characters: the whole chart, the plot area's rows */
+	bool ascii;
+	const char *unit; /* the metric's unit, above the y axis */
+	bool window;	  /* mark the steady window */
+	double win_first_s, win_last_s;
+	const char *win_label; /* "window 7-11" */
+};
+
+/* A line as one UTF-8 string per column, emitted without trailing blanks. */
+struct plot_line {
+	const char **slot;
+	int width;
+};
+
+static char plot_ascii_tab[128][2];
+static char plot_braille_tab[256][4];
+
+static void plot_tables_init(void)
+{
+	for (int c = 0; c < 128; c++)
+		plot_ascii_tab[c][0] = (char)(c >= 32 && c < 127 ? c : '?');
+	/* U+2800 + bits: E2, A0 + bits >> 6, 80 + (bits & 3F) */
+	for (int b = 0; b < 256; b++) {
+		plot_braille_tab[b][0] = (char)0xe2;
+		plot_braille_tab[b][1] = (char)(0xa0 + (b >> 6));
+		plot_braille_tab[b][2] = (char)(0x80 + (b & 0x3f));
+	}
+}
+
+static void line_clear(struct plot_line *l)
+{
+	for (int i = 0; i < l->width; i++)
+		l->slot[i] = " ";
+}
+
+static void line_put(struct plot_line *l, int col, const char *s)
+{
+	if (col >= 0 && col < l->width)
+		l->slot[col] = s;
+}
+
+/* ASCII text at @col; returns the column after it */
+static int line_text(struct plot_line *l, int col, const char *text)
+{
+	for (; *text; text++, col++)
+		line_put(l, col, plot_ascii_tab[(unsigned char)*text & 0x7f]);
+	return col;
+}
+
+static void line_emit(FILE *f, const struct plot_line *l)
+{
+	int end = l->width;
+
+	while (end > 0 && !strcmp(l->slot[end - 1], " "))
+		end--;
+	for (int i = 0; i < end; i++)
+		fputs(l->slot[i], f);
+	fputc('\n', f);
+}
+
+/* The smallest 1, 2 or 5 times a power of ten that is >= @x (> 0). */
+static double plot_nice(double x)
+{
+	double p = pow(10.0, floor(log10(x)));
+
+	/* the tolerance keeps 2.0000000001 (a division's rounding) from
+	 * becoming 5 */
+	if (x <= p * (1 + 1e-9))
+		return p;
+	if (x <= 2 * p * (1 + 1e-9))
+		return 2 * p;
+	if (x <= 5 * p * (1 + 1e-9))
+		return 5 * p;
+	return 10 * p;
+}
+
+/* The next 1-2-5 step after @step. */
+static double plot_nice_next(double step)
+{
+	return plot_nice(step * 1.5);
+}
+
+/* The largest 1-2-5 step below @step. */
+static double plot_nice_prev(double step)
+{
+	double p = pow(10.0, floor(log10(step * (1 - 1e-9))));
+
+	if (5 * p < step * (1 - 1e-9))
+		return 5 * p;
+	if (2 * p < step * (1 - 1e-9))
+		return 2 * p;
+	return p < step * (1 - 1e-9) ? p : p / 2;
+}
+
+/* Decimals that print multiples of @step exactly (at most 6). */
+static int plot_decimals(double step)
+{
+	int dec = 0;
+	double x = step;
+
+	while (dec < 6 && fabs(x - round(x)) > 1e-6 * fmax(1.0, fabs(x))) {
+		x *= 10;
+		dec++;
+	}
+	return dec;
+}
+
+/* @v with @dec decimals, trailing zeros dropped: "0", "0.5", "102.5" */
+static void plot_fmt_num(char *buf, size_t len, double v, int dec)
+{
+	char *dot;
+
+	snprintf(buf, len, "%.*f", dec, v);
+	dot = strchr(buf, '.');
+	if (!dot)
+		return;
+	for (char *e = buf + strlen(buf) - 1; e > dot && *e == '0'; e--)
+		*e = '\0';
+	if (dot[1] == '\0')
+		*dot = '\0';
+	if (!strcmp(buf, "-0"))
+		strcpy(buf, "0");
+}
+
+/* A y tick label: plain below 10000, else with a k, M or G suffix. */
+static void plot_fmt_tick(char *buf, size_t len, double v, double step, double scale)
+{
+	static const struct {
+		double scale;
+		const char *suffix;
+	} sfx[] = {{1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}};
+	const char *s = "";
+	char num[32];
+
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+		if (scale == sfx[i].scale)
+			s = sfx[i].suffix;
+	plot_fmt_num(num, sizeof(num), v / scale, plot_decimals(step / scale));
+	snprintf(buf, len, "%s%s", num, s);
+}
+
+struct plot_grid {
+	int rows, cols; /* cells */
+	int dx, dy;	/* dots per cell */
+	unsigned char *cell;
+};
+
+static void grid_dot(struct plot_grid *g, int xd, int yd)
+{
+	/* braille dot bits by (column in cell, row in cell from the top) */
+	static const unsigned char braille[2][4] = {{0x01, 0x02, 0x04, 0x40},
+						    {0x08, 0x10, 0x20, 0x80}};
+	int row, sub;
+
+	if (xd < 0 || yd < 0 || xd >= g->cols * g->dx || yd >= g->rows * g->dy)
+		return;
+	row = g->rows - 1 - yd / g->dy;
+	sub = g->dy - 1 - yd % g->dy;
+	g->cell[row * g->cols + xd / g->dx] |=
+		g->dx == 2 ? braille[xd % 2][sub] : (unsigned char)(1u << sub);
+}
+
+/* Dots of dot column @xd from height @ya to @yb (dot units, either order). */
+static void grid_span(struct plot_grid *g, int xd, double ya, double yb)
+{
+	long a = lround(fmin(ya, yb)), b = lround(fmax(ya, yb));
+
+	for (long y = a; y <= b; y++)
+		grid_dot(g, xd, (int)y);
+}
+
+struct plot_col {
+	bool has;
+	double first, last, min, max; /* dot heights */
+};
+
+/* Draw @pts into @g: x from 0 to @tmax_s, y from @lo to @hi. */
+static int grid_draw(struct plot_grid *g, const struct plot_pt *pts, size_t n, double tmax_s,
+		     double lo, double hi)
+{
+	int ncols = g->cols * g->dx, prev = -1;
+	double ymax = g->rows * g->dy - 1;
+	struct plot_col *c = calloc((size_t)ncols, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int x = (int)lround(pts[i].t_s / tmax_s * (ncols - 1));
+		double y = (pts[i].v - lo) / (hi - lo) * ymax;
+
+		if (x < 0)
+			x = 0;
+		if (x >= ncols)
+			x = ncols - 1;
+		if (!c[x].has) {
+			c[x] = (struct plot_col){true, y, y, y, y};
+			continue;
+		}
+		c[x].last = y;
+		c[x].min = fmin(c[x].min, y);
+		c[x].max = fmax(c[x].max, y);
+	}
+	for (int x = 0; x < ncols; x++) {
+		if (!c[x].has)
+			continue;
+		grid_span(g, x, c[x].min, c[x].max);
+		/* join the previous column's last value to this one's first:
+		 * each dot column between them gets the half-steps on either
+		 * side of its point on the line, so steep lines stay unbroken */
+		for (int k = prev; prev >= 0 && k < x; k++) {
+			double y0 = c[prev].last, y1 = c[x].first;
+			double ya = y0 + (y1 - y0) * (k - prev) / (x - prev);
+			double yb = y0 + (y1 - y0) * (k + 1 - prev) / (x - prev);
+			double mid = (ya + yb) / 2;
+
+			grid_span(g, k, ya, mid);
+			grid_span(g, k + 1, mid, yb);
+		}
+		prev = x;
+	}
+	free(c);
+	return 0;
+}
+
+/* Time axis unit: seconds up to 2 min, minutes up to 2 h, hours up to
+ * 4 days, then days. */
+static void plot_time_unit(double tmax_s, double *unit_s, const char **name)
+{
+	if (tmax_s <= 120) {
+		*unit_s = 1;
+		*name = "s";
+	} else if (tmax_s <= 7200) {
+		*unit_s = 60;
+		*name = "min";
+	} else if (tmax_s <= 4 * 86400) {
+		*unit_s = 3600;
+		*name = "h";
+	} else {
+		*unit_s = 86400;
+		*name = "d";
+	}
+}
+
+static int plot_render(FILE *out, const struct plot_chart *ch, const struct plot_pt *pts, size_t n)
+{
+	const char *vbar = ch->ascii ? "|" : "\u2502", *vtick = ch->ascii ? "+" : "\u2524";
+	const char *corner = ch->ascii ? "+" : "\u2514", *hbar = ch->ascii ? "-" : "\u2500";
+	const char *htick = ch->ascii ? "+" : "\u252c", *mark = ch->ascii ? "|" : "\u250a";
+	static const char *const ascii_cells[4] = {" ", "'", ".", ":"};
+	struct plot_grid g = {.rows = ch->height, .dx = ch->ascii ? 1 : 2, .dy = ch->ascii ? 2 : 4};
+	char ylab[PLOT_HEIGHT_MAX][40], xlab[64], buf[64];
+	const char *tunit_name;
+	double vmin = INFINITY, vmax = -INFINITY, tmax_s = 0, lo, hi, step, first, scale, tunit_s;
+	int gutter = 0, x0, nticks, ntarget, mark_a = -1, mark_b = -1, r;
+	bool xtick[PLOT_WIDTH_MAX] = {0};
+	struct plot_line line = {0};
+
+	for (size_t i = 0; i < n; i++) {
+		vmin = fmin(vmin, pts[i].v);
+		vmax = fmax(vmax, pts[i].v);
+		tmax_s = fmax(tmax_s, pts[i].t_s);
+	}
+	if (!(tmax_s > 0))
+		tmax_s = 1;
+	/* The axis spans the data exactly; a flat series gets +-5 % (rounded
+	 * to a 1-2-5 step) or 0..1 at zero.  Ticks at 1-2-5 steps inside it,
+	 * at most one every 2.5 rows and at least two. */
+	if (vmax - vmin <= 1e-9 * fabs(vmax)) {
+		double d = vmax > 0 ? plot_nice(vmax * 0.05) : 1;
+
+		vmin = fmax(0, vmin - d);
+		vmax += d;
+	}
+	lo = vmin;
+	hi = vmax;
+	ntarget = (int)(ch->height / 2.5) > 0 ? (int)(ch->height / 2.5) : 1;
+	for (step = plot_nice((hi - lo) / ntarget);; step = plot_nice_prev(step)) {
+		first = ceil(lo / step * (1 - 1e-12));
+		nticks = (int)(floor(hi / step * (1 + 1e-12)) - first) + 1;
+		if (nticks >= 2)
+			break;
+	}
+	scale = fmax(fabs(lo), fabs(hi)) >= 1e9	  ? 1e9
+		: fmax(fabs(lo), fabs(hi)) >= 1e6 ? 1e6
+		: fmax(fabs(lo), fabs(hi)) >= 1e4 ? 1e3
+						  : 1;
+	memset(ylab, 0, sizeof(ylab));
+	for (int k = 0; k < nticks; k++) {
+		double v = (first + k) * step;
+		long yd = lround((v - lo) / (hi - lo) * (ch->height * g.dy - 1));
+		int row = ch->height - 1 - (int)(yd / g.dy);
+
+		if (row < 0 || row >= ch->height || ylab[row][0])
+			continue;
+		plot_fmt_tick(ylab[row], sizeof(ylab[row]), v, step, scale);
+		if ((int)strlen(ylab[row]) > gutter)
+			gutter = (int)strlen(ylab[row]);
+	}
+	/* gutter, a blank, the axis, the cells */
+	x0 = gutter + 2;
+	g.cols = ch->width - x0;
+	if (g.cols < PLOT_CHART_COLS_MIN)
+		return cli_error(CLI_USAGE, "--width %d leaves no room for the chart", ch->width);
+	g.cell = calloc((size_t)(g.rows * g.cols), 1);
+	line.width = ch->width;
+	line.slot = calloc((size_t)ch->width, sizeof(*line.slot));
+	if (!g.cell || !line.slot || grid_draw(&g, pts, n, tmax_s, lo, hi)) {
+		r = cli_error(CLI_USAGE, "out of memory");
+		goto out;
+	}
+	if (ch->window) {
+		int ncols = g.cols * g.dx;
+
+		mark_a = (int)lround(ch->win_first_s / tmax_s * (ncols - 1)) / g.dx;
+		mark_b = (int)lround(ch->win_last_s / tmax_s * (ncols - 1)) / g.dx;
+	}
+
+	/* the unit over the y labels, then the rows */
+	line_clear(&line);
+	line_text(&line, gutter > (int)strlen(ch->unit) ? gutter - (int)strlen(ch->unit) : 0,
+		  ch->unit);
+	line_emit(out, &line);
+	for (int row = 0; row < ch->height; row++) {
+		line_clear(&line);
+		line_text(&line, gutter - (int)strlen(ylab[row]), ylab[row]);
+		line_put(&line, x0 - 1, ylab[row][0] ? vtick : vbar);
+		for (int c = 0; c < g.cols; c++) {
+			unsigned char bits = g.cell[row * g.cols + c];
+
+			if (bits)
+				line_put(&line, x0 + c,
+					 ch->ascii ? ascii_cells[bits & 3]
+						   : plot_braille_tab[bits]);
+			else if (c == mark_a || c == mark_b)
+				line_put(&line, x0 + c, mark);
+		}
+		line_emit(out, &line);
+	}
+
+	/* the time axis: ticks at 1-2-5 steps of s, min, h or d, at least
+	 * four blanks between labels, the unit after the last label */
+	plot_time_unit(tmax_s, &tunit_s, &tunit_name);
+	{
+		double tu = tmax_s / tunit_s, tstep = plot_nice(tu / 20);
+		int ncols = g.cols * g.dx, last_end = -1, dec;
+
+		for (;; tstep = plot_nice_next(tstep)) {
+			int width = 0;
+			double span;
+
+			dec = plot_decimals(tstep);
+			for (double t = 0; t <= tu * (1 + 1e-9); t += tstep) {
+				plot_fmt_num(buf, sizeof(buf), t, dec);
+				width = (int)strlen(buf) > width ? (int)strlen(buf) : width;
+			}
+			span = tstep / tu * (ncols - 1) / g.dx;
+			if (span >= width + 4 || tstep >= tu)
+				break;
+		}
+		line_clear(&line);
+		line_put(&line, x0 - 1, corner);
+		for (int c = 0; c < g.cols; c++)
+			line_put(&line, x0 + c, hbar);
+		for (int k = 0; k * tstep <= tu * (1 + 1e-9); k++) {
+			int c = (int)lround(k * tstep / tu * (ncols - 1)) / g.dx;
+
+			if (c >= 0 && c < g.cols) {
+				xtick[c] = true;
+				line_put(&line, x0 + c, htick);
+			}
+		}
+		line_emit(out, &line);
+
+		line_clear(&line);
+		for (int k = 0; k * tstep <= tu * (1 + 1e-9); k++) {
+			int c = (int)lround(k * tstep / tu * (ncols - 1)) / g.dx;
+
+			if (c < 0 || c >= g.cols || !xtick[c])
+				continue;
+			plot_fmt_num(xlab, sizeof(xlab), k * tstep, dec);
+			/* room for this label, a blank and the unit */
+			if (x0 + c + (int)strlen(xlab) + 1 + (int)strlen(tunit_name) > ch->width)
+				break;
+			if (last_end >= 0 && x0 + c <= last_end)
+				continue;
+			last_end = line_text(&line, x0 + c, xlab);
+		}
+		if (last_end < 0) /* not even "0" fits with the unit: the unit alone */
+			last_end = x0 - 1;
+		line_text(&line, last_end + 1, tunit_name);
+		line_emit(out, &line);
+	}
+
+	/* the window under the axis: a bracket from its first round to its last */
+	if (ch->window) {
+		int len = (int)strlen(ch->win_label), inner = mark_b - mark_a - 1;
+
+		line_clear(&line);
+		if (mark_b == mark_a) {
+			line_put(&line, x0 + mark_a, ch->ascii ? "^" : "\u25b2");
+		} else {
+			line_put(&line, x0 + mark_a, ch->ascii ? "[" : "\u251c");
+			line_put(&line, x0 + mark_b, ch->ascii ? "]" : "\u2524");
+			for (int c = mark_a + 1; c < mark_b; c++)
+				line_put(&line, x0 + c, ch->ascii ? "=" : "\u2500");
+		}
+		if (inner >= len + 2) {
+			int at = mark_a + 1 + (inner - len) / 2;
+
+			line_put(&line, x0 + at - 1, " ");
+			line_text(&line, x0 + at, ch->win_label);
+			line_put(&line, x0 + at + len, " ");
+		} else if (x0 + mark_b + 2 + len <= ch->width) {
+			line_text(&line, x0 + mark_b + 2, ch->win_label);
+		} else if (x0 + mark_a - 2 - len >= 0) {
+			line_text(&line, x0 + mark_a - 1 - len, ch->win_label);
+		}
+		line_emit(out, &line);
+	}
+	r = CLI_OK;
+out:
+	free(g.cell);
+	free(line.slot);
+	return r;
+}
+
+/* --- the command --- */
+
+/* The width to fill: the terminal's (stdout), else $COLUMNS, else 80. */
+static int plot_auto_width(void)
+{
+	struct winsize ws;
+	const char *cols = getenv("COLUMNS");
+	uint64_t v;
+
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 0)
+		v = ws.ws_col;
+	else if (!cols || parse_uint_range(cols, 1, 100000, &v))
+		v = PLOT_WIDTH_DEFAULT;
+	return v < PLOT_WIDTH_MIN ? PLOT_WIDTH_MIN : v > PLOT_WIDTH_MAX ? PLOT_WIDTH_MAX : (int)v;
+}
+
+/* @src for the terminal: control characters (an escape sequence in a run
+ * name) become '?' */
+static char *plot_clean(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < len; i++)
+		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ? '?' : src[i];
+	dst[i] = '\0';
+	return dst;
+}
+
+/*
+ * Parts joined with @sep (", " or "; ") into lines no wider than @width: a
+ * part goes whole on the current line or the next; one wider than a line is
+ * broken at its blanks (a single word wider than @width overflows).
+ */
+static void plot_wrap(FILE *out, int width, const char *sep, const char *const *parts, size_t n)
+{
+	int col = 0, seplen = (int)strlen(sep);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *w = parts[i];
+		int len = (int)strlen(w);
+
+		if (!len)
+			continue;
+		if (col && col + seplen + len <= width) {
+			fprintf(out, "%s%s", sep, w);
+			col += seplen + len;
+			continue;
+		}
+		if (col && len <= width) {
+			fprintf(out, "%.1s\n%s", sep, w);
+			col = len;
+			continue;
+		}
+		/* word by word */
+		for (bool first = true; *w; first = false) {
+			int wl = (int)strcspn(w, " ");
+			const char *gap = first ? (col ? sep : "") : " ";
+			int gl = (int)strlen(gap);
+
+			if (col && col + gl + wl > width) {
+				fprintf(out, "%.*s\n", first ? 1 : 0, gap);
+				col = 0;
+				gap = "";
+				gl = 0;
+			}
+			fprintf(out, "%s%.*s", gap, wl, w);
+			col += gl + wl;
+			w += wl;
+			w += strspn(w, " ");
+		}
+	}
+	fputc('\n', out);
+}
+
+/* The verdict of a precondition phase as `plateau show` gives it. */
+struct plot_verdict {
+	bool judged;
+	bool plan_none; /* the plan said criterion = none: judged as `show` does */
+	struct steady_result all;
+	struct judge_opts jo;
+};
+
+static int plot_judge(struct store *s, const struct store_run *run, const struct store_phase *p,
+		      struct plot_verdict *v)
+{
+	struct steady_result res[SAMPLE_METRIC_N];
+	double *ys[SAMPLE_METRIC_N] = {0};
+	json_object *params, *crit;
+	size_t n = 0;
+	int r;
+
+	judge_opts_init(&v->jo);
+	params = p->params ? json_tokener_parse(p->params) : NULL;
+	v->plan_none = params && json_object_object_get_ex(params, "criterion", &crit) &&
+		       json_object_is_type(crit, json_type_string) &&
+		       !strcmp(json_object_get_string(crit), "none");
+	json_object_put(params);
+	if (judge_opts_from_params(&v->jo, p->params))
+		return cli_error(CLI_USAGE, "run %lld phase %d: unreadable steady-state parameters",
+				 (long long)run->id, p->seq);
+	if ((r = judge_resolve(&v->jo)))
+		return r;
+	/* the rounds every series has: a round stored between two queries (a
+	 * run in progress) is in the later series only */
+	for (size_t k = 0; k < v->jo.nmetrics; k++) {
+		size_t nk;
+
+		if (store_series(s, p->id, (enum sample_metric)v->jo.metrics[k], &ys[k], &nk)) {
+			r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
+			goto out;
+		}
+		n = k && n < nk ? n : nk;
+	}
+	r = steady_judge_all((const double *const *)ys, v->jo.nmetrics, n, &v->jo.p, res, &v->all);
+	if (r) {
+		r = cli_error(CLI_USAGE, "run %lld phase %d: %s", (long long)run->id, p->seq,
+			      r == -EDOM ? "a value is negative, NaN or infinite"
+					 : "invalid steady-state parameters");
+		goto out;
+	}
+	v->judged = true;
+out:
+	for (size_t k = 0; k < v->jo.nmetrics; k++)
+		free(ys[k]);
+	return r;
+}
+
+/* The verdict and how it was judged, wrapped to @width. */
+static void plot_verdict_line(FILE *out, int width, const struct plot_verdict *v,
+			      const struct store_phase *p)
+{
+	const struct steady_result *a = &v->all;
+	char verdict[160], how[192], metrics[128] = "", kind[16];
+	const char *parts[2] = {verdict, how};
+
+	if (!v->judged) {
+		fprintf(out, "steady state: not judged (a %s phase)\n",
+			plot_clean(kind, sizeof(kind), p->kind));
+		return;
+	}
+	for (size_t k = 0; k < v->jo.nmetrics; k++)
+		snprintf(metrics + strlen(metrics), sizeof(metrics) - strlen(metrics), "%s%s",
+			 k ? "," : "", sample_metric_name((enum sample_metric)v->jo.metrics[k]));
+	if (a->steady)
+		snprintf(verdict, sizeof(verdict), "steady at round %zu (window %zu-%zu)",
+			 a->steady_round, a->window_start, a->window_end);
+	else
+		snprintf(verdict, sizeof(verdict), "not steady after %zu round%s%s", a->rounds,
+			 a->rounds == 1 ? "" : "s", a->capped ? " (max-rounds reached)" : "");
+	if (a->lost)
+		snprintf(verdict + strlen(verdict), sizeof(verdict) - strlen(verdict),
+			 ", lost at round %zu", a->lost_round);
+	snprintf(how, sizeof(how), "%s on %s, window %u rounds%s",
+		 steady_criterion_name(v->jo.p.criterion), metrics, v->jo.p.window,
+		 v->plan_none ? " (the plan judges none)" : "");
+	plot_wrap(out, width, "; ", parts, 2);
+}
+
+int cmd_plot(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"phase", required_argument, NULL, 'p'}, {"metric", required_argument, NULL, 'm'},
+		{"width", required_argument, NULL, 'w'}, {"height", required_argument, NULL, 'h'},
+		{"ascii", no_argument, NULL, 'a'},	 {NULL, 0, NULL, 0},
+	};
+	struct plot_chart ch = {.height = PLOT_HEIGHT_DEFAULT};
+	struct plot_data d = {.metric = SAMPLE_METRIC_IOPS};
+	struct plot_verdict v = {0};
+	struct store_phase *phases = NULL, *p;
+	struct store_run run = {0};
+	size_t nphases = 0, idx;
+	uint64_t phase_seq = 0, u;
+	char t_run[192], t_phase[192], t_metric[96], win_label[64], c1[128], c2[16], c3[64];
+	const char *parts[3];
+	int64_t run_id, count;
+	struct store *s;
+	int opt, r, m;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (parse_uint_range(optarg, 1, 1000000, &phase_seq))
+				return cli_error(CLI_USAGE,
+						 "--phase: expected a phase number, not '%s'",
+						 optarg);
+			break;
+		case 'm':
+			m = sample_metric_parse(optarg);
+			if (m < 0)
+				return cli_error(
+					CLI_USAGE,
+					"--metric: unknown metric '%s' (expected one of %s)",
+					optarg, sample_metric_names());
+			d.metric = (enum sample_metric)m;
+			break;
+		case 'w':
+		case 'h':
+			if (parse_uint_range(optarg, opt == 'w' ? PLOT_WIDTH_MIN : PLOT_HEIGHT_MIN,
+					     opt == 'w' ? PLOT_WIDTH_MAX : PLOT_HEIGHT_MAX, &u))
+				return cli_error(
+					CLI_USAGE, "--%s: expected %d to %d characters, not '%s'",
+					opt == 'w' ? "width" : "height",
+					opt == 'w' ? PLOT_WIDTH_MIN : PLOT_HEIGHT_MIN,
+					opt == 'w' ? PLOT_WIDTH_MAX : PLOT_HEIGHT_MAX, optarg);
+			*(opt == 'w' ? &ch.width : &ch.height) = (int)u;
+			break;
+		case 'a':
+			ch.ascii = true;
+			break;
+		default:
+			return cli_usage("plot");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage("plot");
+	if ((r = cli_parse_run(argv[optind], &run_id)))
+		return r;
+	if (!ch.width)
+		ch.width = plot_auto_width();
+	plot_tables_init();
+
+	if ((r = cli_load_run(cli, run_id, &run)))
+		return r;
+	if ((r = cli_store(cli, &s)))
+		goto out;
+	if (store_phases_list(s, run_id, &phases, &nphases)) {
+		r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
+		goto out;
+	}
+	if ((r = cli_pick_phase(cli, run_id, phases, nphases, (int)phase_seq, &idx)))
+		goto out;
+	p = &phases[idx];
+	count = store_sample_count(s, p->id);
+	if (count < 0) {
+		r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
+		goto out;
+	}
+	if (!count) {
+		r = cli_error(CLI_NOTFOUND, "run %lld phase %d (%s) has no samples%s",
+			      (long long)run_id, p->seq, p->kind,
+			      !strcmp(p->kind, "sweep") ? ": its load points are in `plateau show`"
+							: "");
+		goto out;
+	}
+	if (!strcmp(p->kind, "precondition")) {
+		if ((r = plot_judge(s, &run, p, &v)))
+			goto out;
+		if (v.all.steady) {
+			d.win_first = v.all.window_start;
+			d.win_last = v.all.window_end;
+		}
+	}
+	d.t0_ns = p->started_ns;
+	r = store_samples_foreach(s, p->id, 1, 0, plot_collect, &d);
+	if (r == -EBADMSG && d.bad_seq) {
+		r = cli_error(CLI_USAGE, "run %lld phase %d sample %lld: %s is not a number >= 0",
+			      (long long)run_id, p->seq, (long long)d.bad_seq,
+			      sample_metric_name(d.metric));
+		goto out;
+	}
+	if (r) {
+		r = cli_error(CLI_USAGE, "%s", r == -ENOMEM ? "out of memory" : store_errmsg(s));
+		goto out;
+	}
+	if (!d.n) { /* deleted between the count and the read */
+		r = cli_error(CLI_NOTFOUND, "run %lld phase %d has no samples", (long long)run_id,
+			      p->seq);
+		goto out;
+	}
+
+	snprintf(t_run, sizeof(t_run), "run %lld%s%s", (long long)run.id, *run.name ? " " : "",
+		 plot_clean(c1, sizeof(c1), run.name));
+	snprintf(t_phase, sizeof(t_phase), "phase %d %s%s%s", p->seq,
+		 plot_clean(c2, sizeof(c2), p->kind), *p->name ? " " : "",
+		 plot_clean(c3, sizeof(c3), p->name));
+	snprintf(t_metric, sizeof(t_metric), "%s (%s), %zu sample%s", sample_metric_name(d.metric),
+		 sample_metric_unit(d.metric), d.n, d.n == 1 ? "" : "s");
+	parts[0] = t_run;
+	parts[1] = t_phase;
+	parts[2] = t_metric;
+	plot_wrap(stdout, ch.width, ", ", parts, 3);
+
+	ch.unit = sample_metric_unit(d.metric);
+	/* both rounds are seen unless samples changed between the judgement
+	 * and the read; then there is no window to mark */
+	ch.window = v.judged && v.all.steady && d.rounds >= d.win_last;
+	ch.win_first_s = d.win_first_s;
+	ch.win_last_s = d.win_last_s;
+	snprintf(win_label, sizeof(win_label), "window %zu-%zu", d.win_first, d.win_last);
+	ch.win_label = win_label;
+	if ((r = plot_render(stdout, &ch, d.pts, d.n)))
+		goto out;
+	plot_verdict_line(stdout, ch.width, &v, p);
+out:
+	free(d.pts);
+	store_phases_free(phases, nphases);
+	store_run_clear(&run);
+	return r;
+}

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: MIT
+/*
+ * top: `plateau top`, a live view of the runs plateaud is carrying out.
+ *
+ * What runs, and their last sample, come from the daemon (the status
+ * request, daemon/control.c); how close the current precondition phase is to
+ * steady state comes from the database: the last W rounds of the phase
+ * judged as one window with the phase's own criterion (judge.h), each
+ * excursion shown as a share of its limit.  Both at or under 100 %: that
+ * window passes (SNIA compares inclusively, fio strictly).
+ *
+ * Everything the daemon and the database say is checked before use: the
+ * reply must be one JSON object with "ok" and an array of run objects, each
+ * field of the expected type, and text printed to the terminal has its
+ * control characters replaced (a run name must not move the cursor).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "judge.h"
+#include "parse.h"
+
+
+#define TOP_INTERVAL_DEFAULT_NS (2ULL * 1000000000ULL)
+#define TOP_INTERVAL_MIN_NS (100ULL * 1000000ULL)
+#define TOP_REPLY_MAX (4 * 1024 * 1024)
+#define TOP_TIMEOUT_MS 10000
+
+static volatile sig_atomic_t top_quit;
+
+static void top_on_signal(int sig)
+{
+	(void)sig;
+	top_quit = 1;
+}
+
+/*
+ * One status request: connect, send the line, read one line back.  Returns
+ * 0 with *ret the parsed object, or an exit code with the reason in @err
+ * (the caller decides whether it is fatal).
+ */
+static int top_status(const char *socket_path, json_object **ret, char *err, size_t errlen)
+{
+	static const char req[] = "{\"cmd\":\"status\"}\n";
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t len = 0, cap = 65536, off = 0;
+	json_object *o;
+	char *buf = NULL, *nl;
+	int fd, r = CLI_NODAEMON;
+
+	if (strlen(socket_path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "%s: socket path too long", socket_path);
+		return CLI_USAGE;
+	}
+	strcpy(sa.sun_path, socket_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "plateaud is not reachable at %s: %s%s", socket_path,
+			 strerror(e),
+			 e == EACCES ? " (root or the plateau group may use it)"
+				     : " (is plateaud running? systemctl start plateaud.socket)");
+		goto out;
+	}
+	while (off < sizeof(req) - 1) {
+		ssize_t w = send(fd, req + off, sizeof(req) - 1 - off, MSG_NOSIGNAL);
+
+		if (w < 0) {
+			snprintf(err, errlen, "%s: %s", socket_path, strerror(errno));
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	buf = malloc(cap + 1);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+
+		buf[len] = '\0';
+		if (memchr(buf, '\n', len))
+			break;
+		if (len == cap) {
+			char *nb = cap < TOP_REPLY_MAX ? realloc(buf, 2 * cap + 1) : NULL;
+
+			if (!nb) {
+				snprintf(err, errlen, "plateaud's answer is larger than %d MiB",
+					 TOP_REPLY_MAX >> 20);
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = poll(&p, 1, TOP_TIMEOUT_MS);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "plateaud did not answer within %d s",
+				 TOP_TIMEOUT_MS / 1000);
+			goto out;
+		}
+		n = recv(fd, buf + len, cap - len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "plateaud closed the connection without an answer");
+			goto out;
+		}
+		len += (size_t)n;
+	}
+	nl = memchr(buf, '\n', len);
+	*nl = '\0';
+	o = json_tokener_parse(buf);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		snprintf(err, errlen, "plateaud answered something that is not a JSON object");
+		goto out;
+	}
+	*ret = o;
+	r = CLI_OK;
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/* --- checked access to the reply --- */
+
+static json_object *top_get(json_object *o, const char *key, json_type type)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type))
+		return NULL;
+	return v;
+}
+
+/* integer field, or @def when absent or of another type */
+static int64_t top_int(json_object *o, const char *key, int64_t def)
+{
+	json_object *v = top_get(o, key, json_type_int);
+
+	return v ? json_object_get_int64(v) : def;
+}
+
+/* number field (int or double), NAN when absent or not a finite number */
+static double top_num(json_object *o, const char *key)
+{
+	json_object *v;
+	double d;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return NAN;
+	d = json_object_get_double(v);
+	return isfinite(d) ? d : NAN;
+}
+
+/* string field with control characters replaced, "-" when absent or empty */
+static const char *top_str(json_object *o, const char *key, char *buf, size_t len)
+{
+	json_object *v = top_get(o, key, json_type_string);
+	const char *s = v ? json_object_get_string(v) : "";
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	buf[i] = '\0';
+	if (!i)
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static bool top_bool(json_object *o, const char *key)
+{
+	json_object *v = top_get(o, key, json_type_boolean);
+
+	return v && json_object_get_boolean(v);
+}
+
+/* --- the window from the database --- */
+
+struct top_db {
+	const char *path;
+	struct store *s;
+	char err[512];
+};
+
+/* Open the database read-only if it is not open yet; false with db->err. */
+static bool top_db_open(struct top_db *db)
+{
+	int r;
+
+	if (db->s)
+		return true;
+	r = store_open(db->path, STORE_RDONLY, &db->s, db->err, sizeof(db->err));
+	if (r)
+		db->s = NULL;
+	return !r;
+}
+
+static void top_pct(FILE *out, const char *what, double excursion, double limit)
+{
+	if (limit > 0)
+		fprintf(out, "%s %.0f%% of limit", what, 100.0 * excursion / limit);
+	else
+		fprintf(out, "%s n/a (the window averages 0)", what);
+}
+
+/*
+ * How close the current window is: the last W rounds of the phase judged as
+ * one window.  Prints the "window" line(s) of a run.
+ */
+static void top_window(FILE *out, struct top_db *db, int64_t run_id, int phase_seq)
+{
+	struct steady_result res[SAMPLE_METRIC_N], all;
+	double *ys[SAMPLE_METRIC_N] = {0};
+	const double *win[SAMPLE_METRIC_N];
+	struct store_phase *ph = NULL, *p = NULL;
+	struct steady_params sp;
+	struct judge_opts jo;
+	json_object *params = NULL, *crit;
+	size_t nph = 0, n = 0, w;
+	bool none;
+
+	if (!top_db_open(db)) {
+		fprintf(out, "  window    unknown: %s\n", db->err);
+		return;
+	}
+	if (store_phases_list(db->s, run_id, &ph, &nph)) {
+		fprintf(out, "  window    unknown: %s\n", store_errmsg(db->s));
+		return;
+	}
+	for (size_t i = 0; i < nph; i++)
+		if (ph[i].seq == phase_seq)
+			p = &ph[i];
+	if (!p) {
+		fprintf(out, "  window    unknown: run %lld phase %d is not in %s\n",
+			(long long)run_id, phase_seq, db->path);
+		goto out;
+	}
+	params = p->params ? json_tokener_parse(p->params) : NULL;
+	crit = params ? top_get(params, "criterion", json_type_string) : NULL;
+	none = crit && !strcmp(json_object_get_string(crit), "none");
+	judge_opts_init(&jo);
+	if (judge_opts_from_params(&jo, p->params)) {
+		fprintf(out, "  window    unknown: run %lld phase %d: unreadable parameters\n",
+			(long long)run_id, phase_seq);
+		goto out;
+	}
+	if (judge_resolve(&jo))
+		goto out;
+	/* the rounds every series has: a round stored between two queries
+	 * is in the later series only */
+	for (size_t k = 0; k < jo.nmetrics; k++) {
+		size_t nk;
+
+		if (store_series(db->s, p->id, (enum sample_metric)jo.metrics[k], &ys[k], &nk)) {
+			fprintf(out, "  window    unknown: %s\n", store_errmsg(db->s));
+			goto out;
+		}
+		n = k && n < nk ? n : nk;
+	}
+	w = jo.p.window;
+	if (n < w) {
+		fprintf(out, "  window    %zu of %zu rounds measured (%s%s)\n", n, w,
+			steady_criterion_name(jo.p.criterion),
+			none ? ", the plan judges none" : "");
+		goto out;
+	}
+	for (size_t k = 0; k < jo.nmetrics; k++)
+		win[k] = ys[k] + (n - w);
+	sp = jo.p;
+	sp.max_rounds = 0;
+	if (steady_judge_all(win, jo.nmetrics, w, &sp, res, &all)) {
+		fprintf(out, "  window    unknown: a value is negative, NaN or infinite\n");
+		goto out;
+	}
+	for (size_t k = 0; k < jo.nmetrics; k++) {
+		const struct steady_result *x = &res[k];
+
+		fprintf(out, "  %-9s rounds %zu-%zu, %s %s: ", k ? "" : "window", n - w + 1, n,
+			steady_criterion_name(sp.criterion),
+			sample_metric_name((enum sample_metric)jo.metrics[k]));
+		if (sp.criterion != STEADY_FIO_SLOPE)
+			top_pct(out, "data", x->data_excursion, x->data_limit);
+		if (sp.criterion == STEADY_SNIA)
+			fputs(", ", out);
+		if (sp.criterion != STEADY_FIO_DEV)
+			top_pct(out, "slope", x->slope_excursion, x->slope_limit);
+		fprintf(out, "%s%s\n", x->data_ok && x->slope_ok ? " (passes)" : "",
+			none && !k ? " (the plan judges none)" : "");
+	}
+out:
+	for (size_t k = 0; k < SAMPLE_METRIC_N; k++)
+		free(ys[k]);
+	json_object_put(params);
+	store_phases_free(ph, nph);
+}
+
+/* --- a frame --- */
+
+static void top_run(FILE *out, json_object *o, struct top_db *db, int64_t now_ns)
+{
+	char name[160], state[40], dev[300], serial[120], kind[40], pname[80], ago[32];
+	int64_t id = top_int(o, "run", 0), last_ns = top_int(o, "last_sample_ns", 0);
+	int phase = (int)top_int(o, "phase", 0);
+	double prog = top_num(o, "progress");
+
+	top_str(o, "phase_kind", kind, sizeof(kind));
+	fprintf(out, "run %lld %s: %s", (long long)id, top_str(o, "name", name, sizeof(name)),
+		top_str(o, "state", state, sizeof(state)));
+	if (phase > 0)
+		fprintf(out, ", phase %d %s %s", phase, kind,
+			top_str(o, "phase_name", pname, sizeof(pname)));
+	fputc('\n', out);
+	fprintf(out, "  drive     %s, serial %s", top_str(o, "device", dev, sizeof(dev)),
+		top_str(o, "serial", serial, sizeof(serial)));
+	if (top_int(o, "threads", 0) > 0)
+		fprintf(out, ", %lld x %lld (threads x iodepth)",
+			(long long)top_int(o, "threads", 0), (long long)top_int(o, "iodepth", 0));
+	fputc('\n', out);
+	if (isfinite(prog) && prog >= 0 && prog <= 1)
+		fprintf(out, "  progress  %.1f%%\n", 100.0 * prog);
+	if (last_ns > 0) {
+		if (now_ns >= last_ns)
+			parse_fmt_duration(ago, sizeof(ago), (uint64_t)(now_ns - last_ns));
+		else
+			snprintf(ago, sizeof(ago), "0s");
+		fprintf(out,
+			"  last      round %lld, %s ago: %.0f IOPS, %.2f MB/s, mean %.1f us, p99 "
+			"%.1f us\n",
+			(long long)top_int(o, "last_round", 0), ago, top_num(o, "iops"),
+			top_num(o, "bw_mbps"), top_num(o, "lat_mean_us"), top_num(o, "lat_p99_us"));
+	} else {
+		fprintf(out, "  last      no sample yet\n");
+	}
+	if (strcmp(kind, "precondition") || phase <= 0)
+		return;
+	fprintf(out, "  rounds    %lld", (long long)top_int(o, "rounds", 0));
+	if (top_bool(o, "steady"))
+		fprintf(out, ", steady since round %lld", (long long)top_int(o, "steady_round", 0));
+	else if (top_bool(o, "steady_lost"))
+		fprintf(out, ", steady state LOST");
+	else
+		fprintf(out, ", not steady yet");
+	fputc('\n', out);
+	top_window(out, db, id, phase);
+}
+
+/* One frame; CLI_OK, or an exit code when the daemon is not reachable. */
+static int top_frame(FILE *out, const char *socket_path, struct top_db *db, bool live, char *err,
+		     size_t errlen)
+{
+	json_object *reply = NULL, *runs, *v;
+	char buf[64], ver[40], dbpath[1100];
+	size_t n;
+	int r;
+
+	r = top_status(socket_path, &reply, err, errlen);
+	if (r)
+		return r;
+	if (!top_bool(reply, "ok")) {
+		v = top_get(reply, "error", json_type_string);
+		snprintf(err, errlen, "plateaud refused the status request: %s",
+			 v ? json_object_get_string(v) : "no reason given");
+		json_object_put(reply);
+		return CLI_NODAEMON;
+	}
+	runs = top_get(reply, "runs", json_type_array);
+	if (!runs) {
+		snprintf(err, errlen, "plateaud's status has no list of runs");
+		json_object_put(reply);
+		return CLI_NODAEMON;
+	}
+	n = json_object_array_length(runs);
+	if (live)
+		fputs("\033[H\033[2J", out);
+	fprintf(out, "plateaud %s, database %s: ", top_str(reply, "version", ver, sizeof(ver)),
+		top_str(reply, "database", dbpath, sizeof(dbpath)));
+	if (!n)
+		fprintf(out, "no runs in progress");
+	else
+		fprintf(out, "%zu run%s in progress", n, n == 1 ? "" : "s");
+	if (live)
+		fprintf(out, "   %s", cli_fmt_time(buf, sizeof(buf), cli_now_ns()));
+	fputc('\n', out);
+	/* the database the daemon writes, unless one was named (--db,
+	 * $PLATEAU_DB): on one host they are the same file */
+	if (!db->s && strcmp(dbpath, "-") && !strcmp(db->path, CLI_DEFAULT_DB)) {
+		static char daemon_db[1100];
+
+		snprintf(daemon_db, sizeof(daemon_db), "%s", dbpath);
+		db->path = daemon_db;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(runs, i);
+
+		fputc('\n', out);
+		if (!o || !json_object_is_type(o, json_type_object) || top_int(o, "run", 0) <= 0) {
+			fprintf(out, "(an entry of plateaud's status that is not a run)\n");
+			continue;
+		}
+		top_run(out, o, db, cli_now_ns());
+	}
+	if (live)
+		fputs("\nCtrl-C quits\n", out);
+	fflush(out);
+	json_object_put(reply);
+	return CLI_OK;
+}
+
+int cmd_top(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"interval", required_argument, NULL, 'i'},
+		{"once", no_argument, NULL, 'o'},
+		{NULL, 0, NULL, 0},
+	};
+	struct top_db db = {.path = cli->db_path};
+	uint64_t interval_ns = TOP_INTERVAL_DEFAULT_NS;
+	struct sigaction sa = {.sa_handler = top_on_signal};
+	bool once = false;
+	char err[1024];
+	int opt, r;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			if (parse_duration_ns(optarg, &interval_ns) ||
+			    interval_ns < TOP_INTERVAL_MIN_NS)
+				return cli_error(
+					CLI_USAGE,
+					"--interval: expected a duration of at least 100ms "
+					"('2s', '500ms'), not '%s'",
+					optarg);
+			break;
+		case 'o':
+			once = true;
+			break;
+		default:
+			return cli_usage("top");
+		}
+	}
+	if (optind != argc)
+		return cli_usage("top");
+
+	r = top_frame(stdout, cli->socket_path, &db, !once, err, sizeof(err));
+	if (r || once) {
+		store_close(db.s);
+		return r ? cli_error(r, "%s", err) : CLI_OK;
+	}
+	/* no SA_RESTART: Ctrl-C interrupts the sleep at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!top_quit) {
+		struct timespec ts = {.tv_sec = (time_t)(interval_ns / 1000000000ULL),
+				      .tv_nsec = (long)(interval_ns % 1000000000ULL)};
+
+		if (nanosleep(&ts, NULL) < 0 && top_quit)
+			break;
+		if (top_frame(stdout, cli->socket_path, &db, true, err, sizeof(err))) {
+			/* the daemon went away (a restart): say so and keep trying */
+			fputs("\033[H\033[2J", stdout);
+			printf("%s\n\nretrying every %.1f s; Ctrl-C quits\n", err,
+			       (double)interval_ns / 1e9);
+			fflush(stdout);
+		}
+	}
+	store_close(db.s);
+	return CLI_OK;
+}
