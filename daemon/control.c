@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,12 +43,22 @@ struct client {
 	bool closing;
 	uid_t uid;
 	pid_t pid;
+	int64_t last_ns; /* last time it sent anything */
+	struct client *next;
 };
+
+/* every connection, to close the idle ones */
+static struct client *clients;
 
 static void client_free(struct client *c)
 {
 	if (!c)
 		return;
+	for (struct client **pp = &clients; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
 	sd_event_source_unref(c->src);
 	close(c->fd);
 	c->m->nclients--;
@@ -131,7 +143,8 @@ static int get_run_id(struct client *c, json_object *req, bool required, int64_t
 			client_error(c, "missing field 'run' (a run number)");
 		return required ? -EINVAL : 0;
 	}
-	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 1) {
+	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 1 ||
+	    json_object_get_int64(v) == INT64_MAX) {
 		client_error(c, "field 'run': expected a positive integer");
 		return -EINVAL;
 	}
@@ -258,6 +271,48 @@ static json_object *identity_json(const struct target_identity *id)
 	return o;
 }
 
+/*
+ * A plan's hook runs as root, and plans come from the plateau group: only a
+ * program that root alone could have put there is run.  Returns 0 when
+ * trusted, else -EPERM with the reason.
+ */
+static int hook_untrusted(const char *path, char *why, size_t len)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (path[0] != '/' || strlen(path) >= sizeof(dir)) {
+		snprintf(why, len, "expected an absolute path");
+		return -EPERM;
+	}
+	if (stat(path, &st) < 0) {
+		snprintf(why, len, "%s", strerror(errno));
+		return -EPERM;
+	}
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR)) {
+		snprintf(why, len, "not an executable file");
+		return -EPERM;
+	}
+	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(why, len, "hooks run as root: it must be owned by root and writable by "
+				   "root only");
+		return -EPERM;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &st) < 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(why, len, "hooks run as root: its directory %.200s must be owned by root and "
+				   "writable by root only",
+			 dir);
+		return -EPERM;
+	}
+	return 0;
+}
+
 static void do_start(struct client *c, json_object *req)
 {
 	static const char *const allowed[] = { "cmd", "plan", "file", "dry_run", NULL };
@@ -310,6 +365,10 @@ static void do_start(struct client *c, json_object *req)
 		plan_free(&plan);
 		client_error(c, "%s", err);
 		return;
+	}
+	if (*plan.hook && hook_untrusted(plan.hook, err, sizeof(err))) {
+		client_error(c, "%s: [run] hook = %s: %s", file, plan.hook, err);
+		goto out;
 	}
 	if (*plan.database && strcmp(plan.database, c->m->db_path)) {
 		client_error(c, "%s: [run] database = %s, but this plateaud records into %s", file,
@@ -513,9 +572,14 @@ static int on_client(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n <= 0) {
+		/* a last request without its newline, then EOF: still answered */
+		if (n == 0 && c->len && c->len <= PLATEAUD_REQUEST_MAX &&
+		    !memchr(c->buf, '\0', c->len))
+			client_request(c, c->buf, c->len);
 		client_free(c);
 		return 0;
 	}
+	c->last_ns = now_ns();
 	c->len += (size_t)n;
 	for (;;) {
 		char *nl = memchr(c->buf, '\n', c->len);
@@ -612,10 +676,26 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	c->fd = cfd;
 	c->uid = cred.uid;
 	c->pid = cred.pid;
+	c->last_ns = now_ns();
+	c->next = clients;
+	clients = c;
 	m->nclients++;
 	if (sd_event_add_io(m->event, &c->src, cfd, EPOLLIN, on_client, c) < 0)
 		client_free(c);
 	return 0;
+}
+
+void control_close_idle(struct manager *m)
+{
+	int64_t now = now_ns();
+
+	(void)m;
+	for (struct client *c = clients, *n; c; c = n) {
+		n = c->next;
+		/* a connection that says nothing for this long holds a slot */
+		if (now - c->last_ns > PLATEAUD_CLIENT_IDLE_NS)
+			client_free(c);
+	}
 }
 
 int control_listen(struct manager *m)
@@ -655,6 +735,21 @@ int control_listen(struct manager *m)
 			log_msg(3, "socket: %s", strerror(errno));
 			return -errno;
 		}
+		/* a socket that answers belongs to a live plateaud: leave it be;
+		 * one that refuses is left over from a dead one */
+		{
+			int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+			if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+				close(probe);
+				close(fd);
+				log_msg(3, "%s: another plateaud answers there; refusing to take it over",
+					m->socket_path);
+				return -EADDRINUSE;
+			}
+			if (probe >= 0)
+				close(probe);
+		}
 		(void)unlink(m->socket_path);
 		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
 			r = -errno;
@@ -666,6 +761,15 @@ int control_listen(struct manager *m)
 		if (m->have_group && chown(m->socket_path, 0, m->group_gid) < 0)
 			log_msg(4, "%s: chown: %s, ignoring", m->socket_path, strerror(errno));
 		(void)chmod(m->socket_path, 0660);
+		{
+			struct stat st;
+
+			/* unlink at exit only what is still ours */
+			if (stat(m->socket_path, &st) == 0) {
+				m->socket_dev = st.st_dev;
+				m->socket_ino = st.st_ino;
+			}
+		}
 	}
 	m->listen_fd = fd;
 	r = sd_event_add_io(m->event, NULL, fd, EPOLLIN, on_accept, m);

@@ -299,6 +299,7 @@ static int on_status_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 	if (manager_expire_ended(m))
 		events_write_prom(m);
+	control_close_idle(m);
 	manager_notify_status(m);
 	(void)sd_event_source_set_time(s, usec + MANAGER_STATUS_PERIOD_US);
 	(void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);

@@ -359,8 +359,14 @@ int main(int argc, char **argv)
 	r = sd_event_loop(m->event);
 	if (r < 0)
 		log_msg(3, "event loop failed: %s", strerror(-r));
-	if (!m->socket_activated && m->listen_fd >= 0)
-		(void)unlink(m->socket_path);
+	if (!m->socket_activated && m->listen_fd >= 0) {
+		struct stat st;
+
+		/* only our own socket: never a later daemon's */
+		if (stat(m->socket_path, &st) == 0 && st.st_dev == m->socket_dev &&
+		    st.st_ino == m->socket_ino)
+			(void)unlink(m->socket_path);
+	}
 	store_close(m->store);
 	sd_event_unref(m->event);
 	log_msg(6, "plateaud stopped");

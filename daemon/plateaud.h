@@ -24,6 +24,7 @@
 #define PLATEAUD_DEFAULT_CONFIG "/etc/plateau/plateaud.conf"
 #define PLATEAUD_REQUEST_MAX (256 * 1024) /* one request line, plan included */
 #define PLATEAUD_CLIENTS_MAX 64
+#define PLATEAUD_CLIENT_IDLE_NS (60LL * 1000000000LL)
 #define PLATEAUD_HOOK_TIMEOUT_NS (30ULL * 1000000000ULL)
 
 struct manager;
@@ -83,6 +84,8 @@ struct manager {
 	char prom_path[1024];
 	int listen_fd;
 	bool socket_activated;
+	dev_t socket_dev;
+	ino_t socket_ino;
 	gid_t group_gid;
 	bool have_group;
 	int wake_fd;
@@ -115,6 +118,7 @@ void manager_notify_status(struct manager *m);
 
 /* control.c */
 int control_listen(struct manager *m);
+void control_close_idle(struct manager *m);
 
 /* events.c: journal, hooks, Prometheus */
 void events_journal(const struct runner_event *ev);

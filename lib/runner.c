@@ -535,7 +535,15 @@ static int runner_run_engine(struct runner *r, struct engine_job *job, struct en
 
 	if ((ret = runner_stopped(r)))
 		return ret;
-	ret = engine_new(job, &e, err, sizeof(err));
+	/* After a crash the dead process's io_uring may hold the device's
+	 * exclusive claim for some milliseconds: a short, bounded retry.  A
+	 * device really in use was refused by runner_check_target() already. */
+	for (int tries = 0;; tries++) {
+		ret = engine_new(job, &e, err, sizeof(err));
+		if (ret != -EBUSY || tries >= 30 || runner_stopped(r))
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 100000000L }, NULL);
+	}
 	if (ret)
 		return runner_fail(r, ret, "%s", err);
 	pthread_mutex_lock(&r->lock);

@@ -42,19 +42,17 @@ static int ctl_call(struct cli *cli, json_object *req, json_object **reply)
 				 e == EACCES ? " (root or the plateau group may use it)"
 					     : " (is plateaud running? systemctl start plateaud.socket)");
 	}
+	/* a send error may come with an answer already waiting (a refusal
+	 * sent before the daemon closed): read it before giving up */
 	while (off < n) {
 		ssize_t w = send(fd, s + off, n - off, MSG_NOSIGNAL);
 
-		if (w < 0) {
-			close(fd);
-			return cli_error(CLI_NODAEMON, "%s: %s", cli->socket_path, strerror(errno));
-		}
+		if (w < 0)
+			break;
 		off += (size_t)w;
 	}
-	if (send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
-		close(fd);
-		return cli_error(CLI_NODAEMON, "%s: %s", cli->socket_path, strerror(errno));
-	}
+	if (off == n && send(fd, "\n", 1, MSG_NOSIGNAL) != 1)
+		off = 0;
 	buf = malloc(cap);
 	while (buf) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
