@@ -137,6 +137,36 @@ int cli_pick_phase(struct cli *cli, int64_t run_id, const struct store_phase *ph
 	return CLI_OK;
 }
 
+int cli_open_phase(struct cli *cli, int64_t run_id, int want_seq, struct cli_phase *ph)
+{
+	size_t idx;
+	int r;
+
+	memset(ph, 0, sizeof(*ph));
+	if ((r = cli_load_run(cli, run_id, &ph->run)))
+		return r;
+	if ((r = cli_store(cli, &ph->s)))
+		goto fail;
+	if (store_phases_list(ph->s, run_id, &ph->phases, &ph->n)) {
+		r = cli_error(CLI_USAGE, "%s", store_errmsg(ph->s));
+		goto fail;
+	}
+	if ((r = cli_pick_phase(cli, run_id, ph->phases, ph->n, want_seq, &idx)))
+		goto fail;
+	ph->p = &ph->phases[idx];
+	return CLI_OK;
+fail:
+	cli_close_phase(ph);
+	return r;
+}
+
+void cli_close_phase(struct cli_phase *ph)
+{
+	store_phases_free(ph->phases, ph->n);
+	store_run_clear(&ph->run);
+	memset(ph, 0, sizeof(*ph));
+}
+
 int64_t cli_now_ns(void)
 {
 	struct timespec ts;

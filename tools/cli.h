@@ -77,6 +77,20 @@ int cli_load_run(struct cli *cli, int64_t run_id, struct store_run *run);
 int cli_pick_phase(struct cli *cli, int64_t run_id, const struct store_phase *phases, size_t n,
 		   int want_seq, size_t *idx);
 
+/* A run, its phases and the one picked (see cli_pick_phase), for the
+ * commands that work on one phase: samples, steady, plot. */
+struct cli_phase {
+	struct store *s;
+	struct store_run run;
+	struct store_phase *phases;
+	size_t n;
+	struct store_phase *p; /* the one picked */
+};
+
+/* Returns an exit code; on failure everything is released already. */
+int cli_open_phase(struct cli *cli, int64_t run_id, int want_seq, struct cli_phase *ph);
+void cli_close_phase(struct cli_phase *ph);
+
 /* Time as "2026-11-29 23:04:12" local time; "-" for 0. */
 char *cli_fmt_time(char *buf, size_t len, int64_t ns);
 /* ISO 8601 UTC "2026-11-29T23:04:12.345Z"; for JSON/CSV */

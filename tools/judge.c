@@ -451,13 +451,10 @@ int cmd_steady(struct cli *cli, int argc, char **argv)
 		JUDGE_LONG_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct store_phase *phases = NULL;
-	struct store_run run = { 0 };
 	struct judge_opts jo;
-	size_t nphases = 0, idx;
+	struct cli_phase ph;
 	uint64_t phase_seq = 0;
 	int64_t run_id;
-	struct store *s;
 	int opt, r;
 
 	judge_opts_init(&jo);
@@ -478,24 +475,13 @@ int cmd_steady(struct cli *cli, int argc, char **argv)
 		return cli_usage("steady");
 	if ((r = cli_parse_run(argv[optind], &run_id)))
 		return r;
-	if ((r = cli_load_run(cli, run_id, &run)))
+	if ((r = cli_open_phase(cli, run_id, (int)phase_seq, &ph)))
 		return r;
-	if ((r = cli_store(cli, &s)))
-		goto out;
-	if (store_phases_list(s, run_id, &phases, &nphases)) {
-		r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
-		goto out;
-	}
-	if ((r = cli_pick_phase(cli, run_id, phases, nphases, (int)phase_seq, &idx)))
-		goto out;
-	if (judge_opts_from_params(&jo, phases[idx].params)) {
+	if (judge_opts_from_params(&jo, ph.p->params))
 		r = cli_error(CLI_USAGE, "run %lld phase %d: unreadable steady-state parameters",
-			      (long long)run_id, phases[idx].seq);
-		goto out;
-	}
-	r = judge_phase(cli, s, &run, &phases[idx], &jo, stdout, NULL);
-out:
-	store_phases_free(phases, nphases);
-	store_run_clear(&run);
+			      (long long)run_id, ph.p->seq);
+	else
+		r = judge_phase(cli, ph.s, &ph.run, ph.p, &jo, stdout, NULL);
+	cli_close_phase(&ph);
 	return r;
 }

@@ -693,9 +693,8 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 	struct plot_chart ch = {.height = PLOT_HEIGHT_DEFAULT};
 	struct plot_data d = {.metric = SAMPLE_METRIC_IOPS};
 	struct plot_verdict v = {0};
-	struct store_phase *phases = NULL, *p;
-	struct store_run run = {0};
-	size_t nphases = 0, idx;
+	struct store_phase *p;
+	struct cli_phase ph;
 	uint64_t phase_seq = 0, u;
 	char t_run[192], t_phase[192], t_metric[96], win_label[64], c1[128], c2[16], c3[64];
 	const char *parts[3];
@@ -747,17 +746,10 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 		ch.width = plot_auto_width();
 	plot_tables_init();
 
-	if ((r = cli_load_run(cli, run_id, &run)))
+	if ((r = cli_open_phase(cli, run_id, (int)phase_seq, &ph)))
 		return r;
-	if ((r = cli_store(cli, &s)))
-		goto out;
-	if (store_phases_list(s, run_id, &phases, &nphases)) {
-		r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
-		goto out;
-	}
-	if ((r = cli_pick_phase(cli, run_id, phases, nphases, (int)phase_seq, &idx)))
-		goto out;
-	p = &phases[idx];
+	s = ph.s;
+	p = ph.p;
 	count = store_sample_count(s, p->id);
 	if (count < 0) {
 		r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
@@ -771,7 +763,7 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(p->kind, "precondition")) {
-		if ((r = plot_judge(s, &run, p, &v)))
+		if ((r = plot_judge(s, &ph.run, p, &v)))
 			goto out;
 		if (v.all.steady) {
 			d.win_first = v.all.window_start;
@@ -796,8 +788,8 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 
-	snprintf(t_run, sizeof(t_run), "run %lld%s%s", (long long)run.id, *run.name ? " " : "",
-		 plot_clean(c1, sizeof(c1), run.name));
+	snprintf(t_run, sizeof(t_run), "run %lld%s%s", (long long)ph.run.id, *ph.run.name ? " " : "",
+		 plot_clean(c1, sizeof(c1), ph.run.name));
 	snprintf(t_phase, sizeof(t_phase), "phase %d %s%s%s", p->seq,
 		 plot_clean(c2, sizeof(c2), p->kind), *p->name ? " " : "",
 		 plot_clean(c3, sizeof(c3), p->name));
@@ -821,7 +813,6 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 	plot_verdict_line(stdout, ch.width, &v, p);
 out:
 	free(d.pts);
-	store_phases_free(phases, nphases);
-	store_run_clear(&run);
+	cli_close_phase(&ph);
 	return r;
 }

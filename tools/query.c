@@ -227,13 +227,10 @@ int cmd_samples(struct cli *cli, int argc, char **argv)
 	};
 	struct samples_ctx c = { .fmt = cli->format };
 	struct out_col cols[SC_N];
-	struct store_phase *phases = NULL;
 	const char *metrics = NULL;
-	struct store_run run = { 0 };
-	size_t nphases = 0, idx;
+	struct cli_phase ph;
 	uint64_t phase_seq = 0;
 	int64_t run_id;
-	struct store *s;
 	int opt, r;
 
 	optind = 1;
@@ -275,31 +272,23 @@ int cmd_samples(struct cli *cli, int argc, char **argv)
 	for (size_t i = 0; i < c.ncols; i++)
 		cols[i] = samples_all_cols[c.cols[i]];
 
-	if ((r = cli_load_run(cli, run_id, &run)))
+	if ((r = cli_open_phase(cli, run_id, (int)phase_seq, &ph)))
 		return r;
-	store_run_clear(&run);
-	if ((r = cli_store(cli, &s)))
-		return r;
-	if (store_phases_list(s, run_id, &phases, &nphases))
-		return cli_error(CLI_USAGE, "%s", store_errmsg(s));
-	r = cli_pick_phase(cli, run_id, phases, nphases, (int)phase_seq, &idx);
-	if (r)
-		goto out;
-	c.t0_ns = phases[idx].started_ns;
+	c.t0_ns = ph.p->started_ns;
 	c.o = out_new(cli->format, stdout, cols, c.ncols);
 	if (!c.o) {
 		r = cli_error(CLI_USAGE, "out of memory");
 		goto out;
 	}
-	r = store_samples_foreach(s, phases[idx].id, 1, 0, samples_row, &c);
+	r = store_samples_foreach(ph.s, ph.p->id, 1, 0, samples_row, &c);
 	if (r) {
 		out_abort(c.o);
-		r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
+		r = cli_error(CLI_USAGE, "%s", store_errmsg(ph.s));
 	} else if (out_finish(c.o)) {
 		r = cli_error(CLI_USAGE, "writing the output failed");
 	}
 out:
-	store_phases_free(phases, nphases);
+	cli_close_phase(&ph);
 	return r;
 }
 
