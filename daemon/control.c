@@ -271,48 +271,6 @@ static json_object *identity_json(const struct target_identity *id)
 	return o;
 }
 
-/*
- * A plan's hook runs as root, and plans come from the plateau group: only a
- * program that root alone could have put there is run.  Returns 0 when
- * trusted, else -EPERM with the reason.
- */
-static int hook_untrusted(const char *path, char *why, size_t len)
-{
-	char dir[PATH_MAX], *slash;
-	struct stat st;
-
-	if (path[0] != '/' || strlen(path) >= sizeof(dir)) {
-		snprintf(why, len, "expected an absolute path");
-		return -EPERM;
-	}
-	if (stat(path, &st) < 0) {
-		snprintf(why, len, "%s", strerror(errno));
-		return -EPERM;
-	}
-	if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR)) {
-		snprintf(why, len, "not an executable file");
-		return -EPERM;
-	}
-	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		snprintf(why, len, "hooks run as root: it must be owned by root and writable by "
-				   "root only");
-		return -EPERM;
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	if (stat(dir, &st) < 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		snprintf(why, len, "hooks run as root: its directory %.200s must be owned by root and "
-				   "writable by root only",
-			 dir);
-		return -EPERM;
-	}
-	return 0;
-}
-
 static void do_start(struct client *c, json_object *req)
 {
 	static const char *const allowed[] = { "cmd", "plan", "file", "dry_run", NULL };
@@ -366,7 +324,7 @@ static void do_start(struct client *c, json_object *req)
 		client_error(c, "%s", err);
 		return;
 	}
-	if (*plan.hook && hook_untrusted(plan.hook, err, sizeof(err))) {
+	if (*plan.hook && events_hook_untrusted(plan.hook, err, sizeof(err))) {
 		client_error(c, "%s: [run] hook = %s: %s", file, plan.hook, err);
 		goto out;
 	}
@@ -465,7 +423,7 @@ static void do_start(struct client *c, json_object *req)
 		/* run-created is stored by runner_create_run(); the journal and the
 		 * hooks hear of it here */
 		struct drun *r = manager_find_run(c->m, run_id);
-		char msg[512];
+		char msg[1024];
 		struct runner_event ev = {
 			.run_id = run_id,
 			.kind = RUNNER_EV_CREATED,
@@ -475,8 +433,9 @@ static void do_start(struct client *c, json_object *req)
 			.serial = id.serial,
 		};
 
-		snprintf(msg, sizeof(msg), "'%s' created: %zu phases on %s, by uid %u", plan.name,
-			 plan.nphases, plan.device, (unsigned)c->uid);
+		snprintf(msg, sizeof(msg), "'%s' created: %zu phase%s on %s (%s %s), by uid %u",
+			 plan.name, plan.nphases, plan.nphases == 1 ? "" : "s", plan.device, id.model,
+			 id.serial, (unsigned)c->uid);
 		events_journal(&ev);
 		if (r)
 			events_queue_hooks(c->m, r, &ev);

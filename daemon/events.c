@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -71,6 +72,64 @@ void events_journal(const struct runner_event *ev)
 }
 
 /* --- hooks --- */
+
+/*
+ * A plan's hook runs as root, and plans come from the plateau group: only a
+ * program that root alone could have put there is run.  The file (symlinks
+ * resolved) must be a regular executable owned by root and not writable by
+ * group or others, and every directory up to "/" owned by root and not
+ * writable by group or others unless sticky.  Checked when the
+ * plan is started and again before every run of the hook.
+ */
+int events_hook_untrusted(const char *path, char *why, size_t len)
+{
+	char real[PATH_MAX], *slash;
+	struct stat st;
+
+	if (path[0] != '/') {
+		snprintf(why, len, "expected an absolute path");
+		return -EPERM;
+	}
+	if (!realpath(path, real)) {
+		snprintf(why, len, "%s", strerror(errno));
+		return -EPERM;
+	}
+	if (stat(real, &st) < 0) {
+		snprintf(why, len, "%s", strerror(errno));
+		return -EPERM;
+	}
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR)) {
+		snprintf(why, len, "not an executable file");
+		return -EPERM;
+	}
+	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(why, len, "hooks run as root: it must be owned by root and writable by "
+				   "root only");
+		return -EPERM;
+	}
+	for (;;) {
+		slash = strrchr(real, '/');
+		if (!slash)
+			break;
+		if (slash == real)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		/* a sticky directory (/tmp) is fine: others cannot rename or
+		 * remove what root owns in it */
+		if (stat(real, &st) < 0 || st.st_uid != 0 ||
+		    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+			snprintf(why, len,
+				 "hooks run as root: its directory %.200s must be owned by root and "
+				 "writable by root only",
+				 real);
+			return -EPERM;
+		}
+		if (!strcmp(real, "/"))
+			break;
+	}
+	return 0;
+}
 
 struct hook_run {
 	struct manager *m;
@@ -150,12 +209,20 @@ static void events_queue_one(struct manager *m, const char *cmd, struct drun *r,
 
 void events_queue_hooks(struct manager *m, struct drun *r, const struct runner_event *ev)
 {
+	char why[256];
+
 	if (!*m->hook && !*r->hook)
 		return;
 	if (*m->hook)
 		events_queue_one(m, m->hook, r, ev);
-	if (*r->hook && strcmp(r->hook, m->hook))
-		events_queue_one(m, r->hook, r, ev);
+	if (*r->hook && strcmp(r->hook, m->hook)) {
+		/* the file may have changed since the plan was accepted */
+		if (events_hook_untrusted(r->hook, why, sizeof(why)))
+			log_msg(4, "run %lld: hook %s not run for %s: %s", (long long)r->id, r->hook,
+				ev->kind, why);
+		else
+			events_queue_one(m, r->hook, r, ev);
+	}
 	manager_wake(m);
 }
 

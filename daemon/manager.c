@@ -63,8 +63,14 @@ static void drun_status(void *ctx, const struct runner_status *st)
 	pthread_mutex_lock(&r->lock);
 	changed = r->st.phase_seq != st->phase_seq ||
 		  strcmp(r->st.state, st->run_state ? st->run_state : "");
-	if (r->st.phase_seq != st->phase_seq)
-		r->st.steady_lost = false; /* each phase has its own verdict */
+	/* A new preconditioning phase starts a new verdict; other phases
+	 * (a sweep) keep the drive's state as the last one left it. */
+	if (r->st.phase_seq != st->phase_seq && st->phase_kind &&
+	    !strcmp(st->phase_kind, "precondition")) {
+		r->st.steady = false;
+		r->st.steady_round = 0;
+		r->st.steady_lost = false;
+	}
 	snprintf(r->st.state, sizeof(r->st.state), "%s", st->run_state ? st->run_state : "");
 	r->st.phase_seq = st->phase_seq;
 	snprintf(r->st.phase_kind, sizeof(r->st.phase_kind), "%s",
@@ -73,9 +79,12 @@ static void drun_status(void *ctx, const struct runner_status *st)
 		 st->phase_name ? st->phase_name : "");
 	r->st.progress = st->progress;
 	r->st.rounds = st->rounds;
-	r->st.window = st->window;
-	r->st.steady = st->steady;
-	r->st.steady_round = st->steady_round;
+	if (st->window)
+		r->st.window = st->window;
+	if (st->phase_kind && !strcmp(st->phase_kind, "precondition")) {
+		r->st.steady = st->steady;
+		r->st.steady_round = st->steady_round;
+	}
 	r->st.threads = st->threads;
 	r->st.iodepth = st->iodepth;
 	if (st->sample) {

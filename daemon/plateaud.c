@@ -72,7 +72,7 @@ static void usage(FILE *f)
 		"  --config FILE          settings (default " PLATEAUD_DEFAULT_CONFIG ", if present)\n"
 		"  --hook CMD             run CMD on every run event (environment PLATEAU_*)\n"
 		"  --hook-timeout D       kill a hook after D (default 30s)\n"
-		"  --prometheus-file PATH node_exporter textfile, rewritten at every sample\n"
+		"  --prometheus-file PATH node_exporter textfile, rewritten as the runs progress\n"
 		"  --version, --help\n\n"
 		"See plateaud(8) for the events, their journal MESSAGE_IDs and the hooks.\n");
 }
@@ -332,13 +332,16 @@ int main(int argc, char **argv)
 	}
 	if (mkdir_parent(m->db_path, 0750) < 0)
 		log_msg(4, "%s: cannot create its directory, ignoring", m->db_path);
+	/* the socket first: a daemon that must not start creates nothing */
+	if (control_listen(m) < 0)
+		return 1;
 	r = store_open(m->db_path, STORE_CREATE, &m->store, err, sizeof(err));
 	if (r) {
 		log_msg(3, "%s", err);
+		if (!m->socket_activated)
+			(void)unlink(m->socket_path);
 		return 1;
 	}
-	if (control_listen(m) < 0)
-		return 1;
 	m->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (m->wake_fd < 0) {
 		log_msg(3, "eventfd: %s", strerror(errno));

@@ -125,6 +125,8 @@ void events_journal(const struct runner_event *ev);
 const char *events_message_id(const char *kind);
 void events_queue_hooks(struct manager *m, struct drun *r, const struct runner_event *ev);
 void events_run_hooks(struct manager *m);
+/* 0 when a plan's hook may run as root, else -EPERM and why */
+int events_hook_untrusted(const char *path, char *why, size_t len);
 void events_write_prom(struct manager *m);
 
 #endif

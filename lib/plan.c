@@ -641,13 +641,18 @@ static int plan_section(struct plan_ctx *c, const char *name)
 			 name);
 }
 
-static int plan_key(struct plan_ctx *c, char *key, const char *v)
+static int plan_key(struct plan_ctx *c, const char *name, const char *v)
 {
-	for (char *k = key; *k; k++) {
-		*k = (char)tolower((unsigned char)*k);
-		if (*k == '-')
-			*k = '_';
-	}
+	char key[32];
+	size_t n = strlen(name);
+
+	/* the field's name, lowercase, '-' as '_', in its own buffer: the
+	 * value follows the name in the line */
+	if (n >= sizeof(key))
+		return plan_fail(c, c->line, "[%s] unknown field '%.40s'",
+				 c->section_name ? c->section_name : "?", name);
+	for (size_t i = 0; i <= n; i++)
+		key[i] = name[i] == '-' ? '_' : (char)tolower((unsigned char)name[i]);
 	/* one name per field, so an alias cannot set a field twice */
 	{
 		static const char *const alias[][2] = {
@@ -879,9 +884,12 @@ char *plan_phase_json(const struct plan *p, const struct plan_phase *ph)
 			json_object_array_add(pts, json_object_new_string(buf));
 		}
 		json_object_object_add(o, "points", pts);
+		snprintf(buf, sizeof(buf), "%g", (double)ph->point_ns / 1e9);
 		json_object_object_add(o, "time_s",
-				       json_object_new_double((double)ph->point_ns / 1e9));
-		json_object_object_add(o, "ramp_s", json_object_new_double((double)ph->ramp_ns / 1e9));
+				       json_object_new_double_s((double)ph->point_ns / 1e9, buf));
+		snprintf(buf, sizeof(buf), "%g", (double)ph->ramp_ns / 1e9);
+		json_object_object_add(o, "ramp_s",
+				       json_object_new_double_s((double)ph->ramp_ns / 1e9, buf));
 		break;
 	}
 	}

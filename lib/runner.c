@@ -227,8 +227,8 @@ int runner_create_run(struct store *s, const char *plan_text, const char *plan_f
 		struct store_event ev = { .run_id = run.id, .kind = RUNNER_EV_CREATED };
 		char msg[1024];
 
-		snprintf(msg, sizeof(msg), "run %lld '%s' created: %zu phases on %s (%s %s)",
-			 (long long)run.id, run.name, plan.nphases, plan.device, d.model, d.serial);
+		snprintf(msg, sizeof(msg), "'%s' created: %zu phase%s on %s (%s %s)", run.name,
+			 plan.nphases, plan.nphases == 1 ? "" : "s", plan.device, d.model, d.serial);
 		ev.message = msg;
 		if ((ret = store_event_insert(s, &ev)))
 			goto rollback;
@@ -945,6 +945,7 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 			(void)store_rollback(r->s);
 			break;
 		}
+		runner_status(r, NULL, -1.0);
 		runner_event(r, RUNNER_PRIO_INFO, RUNNER_EV_POINT, NULL,
 			     "load point %d (%ux%u): %.0f IOPS, %.2f MB/s, mean %.1f us, p99 %.1f us",
 			     pt.seq, pt.threads, pt.iodepth, sample_metric(&pt.smp, SAMPLE_METRIC_IOPS),

@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "parse.h"
@@ -43,9 +47,9 @@ int cli_usage(const char *name)
 		return CLI_USAGE;
 	/* one line: the first line of the synopsis */
 	nl = strchr(c->args, '\n');
-	fprintf(stderr, "plateau: usage: plateau %s %.*s%s (plateau help %s)\n", c->name,
-		nl ? (int)(nl - c->args) : (int)strlen(c->args), c->args, nl ? " ..." : "",
-		c->name);
+	fprintf(stderr, "plateau: usage: plateau %s%s%.*s%s (plateau help %s)\n", c->name,
+		*c->args ? " " : "", nl ? (int)(nl - c->args) : (int)strlen(c->args), c->args,
+		nl ? " ..." : "", c->name);
 	return CLI_USAGE;
 }
 
@@ -58,6 +62,107 @@ int cli_bad_option(const char *cmd, char **argv)
 				 cmd, optopt, cmd);
 	return cli_error(CLI_USAGE, "%s: unknown option or missing value: '%s' (plateau help %s)",
 			 cmd, opt, cmd);
+}
+
+#define CLI_REPLY_MAX (4 * 1024 * 1024)
+#define CLI_TIMEOUT_MS 30000
+
+/* snprintf into @err, return @code */
+static int cli_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int cli_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int cli_call(const char *socket_path, json_object *req, json_object **reply, char *err,
+	     size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+	size_t len = 0, cap = 65536, n = strlen(s), off = 0;
+	char *buf;
+	int fd;
+
+	if (strlen(socket_path) >= sizeof(sa.sun_path))
+		return cli_fail(err, errlen, CLI_USAGE, "%s: socket path too long", socket_path);
+	strcpy(sa.sun_path, socket_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return cli_fail(err, errlen, CLI_NODAEMON, "plateaud is not reachable at %s: %s%s",
+				 socket_path, strerror(e),
+				 e == EACCES ? " (root or the plateau group may use it)"
+					     : " (is plateaud running? systemctl start plateaud.socket)");
+	}
+	/* a send error may come with an answer already waiting (a refusal
+	 * sent before the daemon closed): read it before giving up */
+	while (off < n) {
+		ssize_t w = send(fd, s + off, n - off, MSG_NOSIGNAL);
+
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	if (off == n && send(fd, "\n", 1, MSG_NOSIGNAL) != 1)
+		off = 0;
+	buf = malloc(cap);
+	while (buf) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+		int pr;
+
+		if (memchr(buf, '\n', len))
+			break;
+		pr = poll(&p, 1, CLI_TIMEOUT_MS);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0) {
+			free(buf);
+			close(fd);
+			return cli_fail(err, errlen, CLI_NODAEMON, "plateaud did not answer within %d s",
+					 CLI_TIMEOUT_MS / 1000);
+		}
+		if (len == cap) {
+			char *nb = cap < CLI_REPLY_MAX ? realloc(buf, cap * 2) : NULL;
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = recv(fd, buf + len, cap - len, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			free(buf);
+			close(fd);
+			return cli_fail(err, errlen, CLI_NODAEMON, "plateaud closed the connection without an "
+						       "answer");
+		}
+		len += (size_t)r;
+	}
+	close(fd);
+	if (!buf)
+		return cli_fail(err, errlen, CLI_NODAEMON, "plateaud's answer is too large");
+	*(char *)memchr(buf, '\n', len) = '\0';
+	*reply = json_tokener_parse(buf);
+	free(buf);
+	if (!*reply || !json_object_is_type(*reply, json_type_object))
+		return cli_fail(err, errlen, CLI_NODAEMON, "plateaud answered something that is not a JSON object");
+	return CLI_OK;
 }
 
 int cli_store(struct cli *cli, struct store **ret)

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <json-c/json.h>
+
 #include "store.h"
 
 /*
@@ -61,6 +63,13 @@ int cli_usage(const char *cmd);
 /* after getopt_long returned '?' (opterr is 0): names the option; CLI_USAGE */
 int cli_bad_option(const char *cmd, char **argv);
 const struct cli_cmd *cli_find(const char *name);
+
+/*
+ * One request to plateaud and its one-line reply (a JSON object).  Returns
+ * CLI_OK, or CLI_NODAEMON / CLI_USAGE with the reason in @err.
+ */
+int cli_call(const char *socket_path, json_object *req, json_object **reply, char *err,
+	     size_t errlen);
 
 /* Open the database read-only (once); prints the reason and returns the exit
  * code on failure (3 missing, 2 corrupt / newer / older). */

@@ -16,85 +16,14 @@
 #include "parse.h"
 #include "plan.h"
 
-#define CTL_REPLY_MAX (4 * 1024 * 1024)
-#define CTL_TIMEOUT_MS 30000
 
 /* Send one request and read one reply; prints and returns an exit code. */
 static int ctl_call(struct cli *cli, json_object *req, json_object **reply)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
-	size_t len = 0, cap = 65536, n = strlen(s), off = 0;
-	char *buf;
-	int fd;
+	char err[1024];
+	int r = cli_call(cli->socket_path, req, reply, err, sizeof(err));
 
-	if (strlen(cli->socket_path) >= sizeof(sa.sun_path))
-		return cli_error(CLI_USAGE, "%s: socket path too long", cli->socket_path);
-	strcpy(sa.sun_path, cli->socket_path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
-		return cli_error(CLI_NODAEMON, "plateaud is not reachable at %s: %s%s",
-				 cli->socket_path, strerror(e),
-				 e == EACCES ? " (root or the plateau group may use it)"
-					     : " (is plateaud running? systemctl start plateaud.socket)");
-	}
-	/* a send error may come with an answer already waiting (a refusal
-	 * sent before the daemon closed): read it before giving up */
-	while (off < n) {
-		ssize_t w = send(fd, s + off, n - off, MSG_NOSIGNAL);
-
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
-	if (off == n && send(fd, "\n", 1, MSG_NOSIGNAL) != 1)
-		off = 0;
-	buf = malloc(cap);
-	while (buf) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t r;
-
-		if (memchr(buf, '\n', len))
-			break;
-		if (poll(&p, 1, CTL_TIMEOUT_MS) <= 0) {
-			free(buf);
-			close(fd);
-			return cli_error(CLI_NODAEMON, "plateaud did not answer within %d s",
-					 CTL_TIMEOUT_MS / 1000);
-		}
-		if (len == cap) {
-			char *nb = cap < CTL_REPLY_MAX ? realloc(buf, cap * 2) : NULL;
-
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = recv(fd, buf + len, cap - len, 0);
-		if (r <= 0) {
-			free(buf);
-			close(fd);
-			return cli_error(CLI_NODAEMON, "plateaud closed the connection without an "
-						       "answer");
-		}
-		len += (size_t)r;
-	}
-	close(fd);
-	if (!buf)
-		return cli_error(CLI_NODAEMON, "plateaud's answer is too large");
-	*strchr(buf, '\n') = '\0';
-	*reply = json_tokener_parse(buf);
-	free(buf);
-	if (!*reply || !json_object_is_type(*reply, json_type_object))
-		return cli_error(CLI_NODAEMON, "plateaud answered something that is not JSON");
-	return CLI_OK;
+	return r ? cli_error(r, "%s", err) : CLI_OK;
 }
 
 /* The reply's "ok"; prints its error otherwise. */
@@ -196,7 +125,9 @@ int cmd_start(struct cli *cli, int argc, char **argv)
 			       json_object_get_string(json_object_object_get(d, "device")),
 			       json_object_get_string(json_object_object_get(d, "model")),
 			       json_object_get_string(json_object_object_get(d, "serial")),
-			       json_object_get_string(json_object_object_get(d, "firmware")),
+			       *json_object_get_string(json_object_object_get(d, "firmware"))
+				       ? json_object_get_string(json_object_object_get(d, "firmware"))
+				       : "-",
 			       json_object_get_string(json_object_object_get(d, "capacity_bytes")),
 			       json_object_get_string(json_object_object_get(d, "lba_bytes")));
 			printf("erase    methods the drive supports: %s\n",

@@ -116,7 +116,13 @@ int judge_opts_from_params(struct judge_opts *o, const char *json)
 		return -EINVAL;
 	}
 	if (json_object_object_get_ex(root, "criterion", &v) &&
-	    strcmp(json_object_get_string(v), "none")) {
+	    !strcmp(json_object_get_string(v), "none")) {
+		/* the plan judged nothing: its max_rounds only ended the phase;
+		 * judge with the criterion's defaults */
+		json_object_put(root);
+		return 0;
+	}
+	if (json_object_object_get_ex(root, "criterion", &v)) {
 		int c = steady_criterion_parse(json_object_get_string(v));
 
 		if (c < 0)
@@ -376,10 +382,10 @@ int judge_report(const char *title, json_object *source, const double *const *ys
 		for (size_t i = 0; i < o->nmetrics; i++) {
 			const struct steady_result *x = &res[i];
 
-			fprintf(out, "%s,%s,%u,%zu,%d,",
+			fprintf(out, "%s,%s,%u,%zu,%s,",
 				judge_name(o, (enum sample_metric)o->metrics[i]),
 				steady_criterion_name(o->p.criterion), o->p.window, x->rounds,
-				all.steady);
+				all.steady ? "true" : "false");
 			if (all.steady)
 				fprintf(out, "%zu", all.steady_round);
 			fprintf(out, ",");
@@ -387,9 +393,9 @@ int judge_report(const char *title, json_object *source, const double *const *ys
 				fprintf(out, "%zu,%zu", x->window_start, x->window_end);
 			else
 				fprintf(out, ",");
-			fprintf(out, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,", x->average, x->slope,
+			fprintf(out, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,", x->average, x->slope,
 				x->intercept, x->data_excursion, x->slope_excursion, x->data_limit,
-				x->slope_limit, all.lost);
+				x->slope_limit, all.lost ? "true" : "false");
 			if (all.lost)
 				fprintf(out, "%zu", all.lost_round);
 			fprintf(out, "\n");

@@ -95,7 +95,7 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --data-limit P      R (snia, default 20) or X (fio-dev)\n"
 	  "  --slope-limit P     S (snia, default 10) or X (fio-slope)\n"
 	  "  --absolute          fio criteria: limits in the metric's units, not percent\n"
-	  "  --max-rounds N      judge at most N rounds (snia default 25; 0: no cap)\n"
+	  "  --max-rounds N      judge at most N rounds (default 25; 0: no cap)\n"
 	  "  --metric M[,M...]   iops (default) bw lat p99 lat-max lat-stddev; several\n"
 	  "                      metrics must all pass in the same window\n"
 	  "  Exit status: 0 steady, 1 not steady.\n" FORMAT_HELP,

@@ -735,7 +735,7 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 			ch.ascii = true;
 			break;
 		default:
-			return cli_usage("plot");
+			return cli_bad_option("plot", argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -1542,7 +1542,7 @@ int cmd_report(struct cli *cli, int argc, char **argv)
 			out = optarg;
 			break;
 		default:
-			return cli_usage("report");
+			return cli_bad_option("report", argv);
 		}
 	}
 	if (optind >= argc)

@@ -17,12 +17,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,8 +32,6 @@
 
 #define TOP_INTERVAL_DEFAULT_NS (2ULL * 1000000000ULL)
 #define TOP_INTERVAL_MIN_NS (100ULL * 1000000ULL)
-#define TOP_REPLY_MAX (4 * 1024 * 1024)
-#define TOP_TIMEOUT_MS 10000
 
 static volatile sig_atomic_t top_quit;
 
@@ -46,98 +41,15 @@ static void top_on_signal(int sig)
 	top_quit = 1;
 }
 
-/*
- * One status request: connect, send the line, read one line back.  Returns
- * 0 with *ret the parsed object, or an exit code with the reason in @err
- * (the caller decides whether it is fatal).
- */
+/* One status request; 0 with *ret the reply, or an exit code and @err. */
 static int top_status(const char *socket_path, json_object **ret, char *err, size_t errlen)
 {
-	static const char req[] = "{\"cmd\":\"status\"}\n";
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	size_t len = 0, cap = 65536, off = 0;
-	json_object *o;
-	char *buf = NULL, *nl;
-	int fd, r = CLI_NODAEMON;
+	json_object *req = json_object_new_object();
+	int r;
 
-	if (strlen(socket_path) >= sizeof(sa.sun_path)) {
-		snprintf(err, errlen, "%s: socket path too long", socket_path);
-		return CLI_USAGE;
-	}
-	strcpy(sa.sun_path, socket_path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "plateaud is not reachable at %s: %s%s", socket_path,
-			 strerror(e),
-			 e == EACCES ? " (root or the plateau group may use it)"
-				     : " (is plateaud running? systemctl start plateaud.socket)");
-		goto out;
-	}
-	while (off < sizeof(req) - 1) {
-		ssize_t w = send(fd, req + off, sizeof(req) - 1 - off, MSG_NOSIGNAL);
-
-		if (w < 0) {
-			snprintf(err, errlen, "%s: %s", socket_path, strerror(errno));
-			goto out;
-		}
-		off += (size_t)w;
-	}
-	buf = malloc(cap + 1);
-	if (!buf) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	for (;;) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		ssize_t n;
-
-		buf[len] = '\0';
-		if (memchr(buf, '\n', len))
-			break;
-		if (len == cap) {
-			char *nb = cap < TOP_REPLY_MAX ? realloc(buf, 2 * cap + 1) : NULL;
-
-			if (!nb) {
-				snprintf(err, errlen, "plateaud's answer is larger than %d MiB",
-					 TOP_REPLY_MAX >> 20);
-				goto out;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = poll(&p, 1, TOP_TIMEOUT_MS);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			snprintf(err, errlen, "plateaud did not answer within %d s",
-				 TOP_TIMEOUT_MS / 1000);
-			goto out;
-		}
-		n = recv(fd, buf + len, cap - len, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			snprintf(err, errlen, "plateaud closed the connection without an answer");
-			goto out;
-		}
-		len += (size_t)n;
-	}
-	nl = memchr(buf, '\n', len);
-	*nl = '\0';
-	o = json_tokener_parse(buf);
-	if (!o || !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
-		snprintf(err, errlen, "plateaud answered something that is not a JSON object");
-		goto out;
-	}
-	*ret = o;
-	r = CLI_OK;
-out:
-	free(buf);
-	if (fd >= 0)
-		close(fd);
+	json_object_object_add(req, "cmd", json_object_new_string("status"));
+	r = cli_call(socket_path, req, ret, err, errlen);
+	json_object_put(req);
 	return r;
 }
 
@@ -457,7 +369,7 @@ int cmd_top(struct cli *cli, int argc, char **argv)
 			once = true;
 			break;
 		default:
-			return cli_usage("top");
+			return cli_bad_option("top", argv);
 		}
 	}
 	if (optind != argc)

@@ -13,17 +13,16 @@
 #   and in /etc/plateau/plateaud.conf:
 #       [daemon]
 #       hook = /usr/local/libexec/plateau/notify-mail.sh
-#   plateaud's unit forbids network sockets and privilege changes, and its
-#   file system is read-only outside plateaud's directories.  A local MTA
+#   plateaud's unit allows IP sockets (for hooks) but forbids privilege
+#   changes, and its file system is read-only outside plateaud's
+#   directories.  A local MTA
 #   whose sendmail hands mail to a setgid or setuid helper (Postfix's
 #   postdrop, Exim) needs a drop-in (systemctl edit plateaud), for Postfix:
 #       [Service]
 #       NoNewPrivileges=no
 #       ReadWritePaths=/var/spool/postfix/maildrop
-#   and an SMTP-only sendmail (msmtp, ssmtp, dma relaying) needs the network:
-#       [Service]
-#       RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK
-#   then restart plateaud (its runs pause and resume).
+#   then restart plateaud (its runs pause and resume).  An SMTP-only
+#   sendmail (msmtp, ssmtp, dma relaying) needs no drop-in.
 #
 # The recipients are $PLATEAU_MAIL_TO if set, else /etc/plateau/mail.to:
 # addresses separated by blanks, commas or newlines; lines starting with #
@@ -33,8 +32,9 @@
 #   PLATEAU_MAIL_TO=root PLATEAU_EVENT=run-done PLATEAU_RUN=1 \
 #       PLATEAU_MESSAGE=done ./notify-mail.sh
 #
-# plateaud kills a hook after its hook_timeout (default 30 s), and only the
-# hook itself: sendmail or mail runs under timeout(1), when there is one, for
+# plateaud kills a hook, with its whole process group, after its
+# hook_timeout (default 30 s); sendmail or mail runs under timeout(1), when
+# there is one, for
 # $PLATEAU_MAIL_MAX_TIME seconds, else max_time below (20): keep it below
 # hook_timeout.
 #

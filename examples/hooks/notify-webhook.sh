@@ -22,11 +22,7 @@
 #   and in /etc/plateau/plateaud.conf:
 #       [daemon]
 #       hook = /usr/local/libexec/plateau/notify-webhook.sh
-#   plateaud's unit allows no network sockets; allow them with a drop-in
-#   (systemctl edit plateaud):
-#       [Service]
-#       RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK
-#   then restart plateaud (its runs pause and resume).
+#   plateaud's unit allows IP sockets for hooks: no drop-in is needed.
 #
 # The URL is $PLATEAU_WEBHOOK_URL if set, else the first line of
 # /etc/plateau/webhook.url that is not blank or a comment.  plateaud runs a
@@ -36,8 +32,8 @@
 #   PLATEAU_WEBHOOK_URL=https://... PLATEAU_EVENT=run-done PLATEAU_RUN=1 \
 #       PLATEAU_MESSAGE=done ./notify-webhook.sh
 #
-# plateaud kills a hook after its hook_timeout (default 30 s), and only the
-# hook itself, not curl: curl therefore gets its own, shorter limit,
+# plateaud kills a hook, with its whole process group, after its
+# hook_timeout (default 30 s); curl gets its own, shorter limit,
 # $PLATEAU_WEBHOOK_MAX_TIME seconds, else max_time below (20): keep it below
 # hook_timeout.
 # The URL goes to curl through a configuration read from a file descriptor,

@@ -370,11 +370,11 @@ is "$(sed -n 2p "$T/out")" "1,2026-11-30T03:06:41.000Z,60.0,90000.0,645.0,false"
 STEADY_CSV="metric,criterion,window,rounds,steady,steady_round,window_start,window_end,average,slope,intercept,data_excursion,slope_excursion,data_limit,slope_limit,lost,lost_round"
 run --db "$DB" steady 2 --csv
 is "$(head -n 1 "$T/out")" "$STEADY_CSV" "steady --csv header"
-is "$(sed -n 2p "$T/out")" "iops,snia,5,12,0,,8,12,36000,-6000,96000,24000,24000,7200,3600,0," \
+is "$(sed -n 2p "$T/out")" "iops,snia,5,12,false,,8,12,36000,-6000,96000,24000,24000,7200,3600,false," \
 	"steady 2 --csv: not steady, the last window's evidence"
 run analyze $FIX/analyze-steady.csv --csv
 is "$(head -n 1 "$T/out")" "$STEADY_CSV" "analyze --csv header"
-is "$(sed -n 2p "$T/out")" "iops,snia,5,10,1,8,4,8,30940,-660,34900,3000,2640,6188,3094,0," \
+is "$(sed -n 2p "$T/out")" "iops,snia,5,10,true,8,4,8,30940,-660,34900,3000,2640,6188,3094,false," \
 	"analyze CSV --csv: steady at round 8"
 
 ###########################################################################

@@ -745,8 +745,36 @@ static void test_errors(void)
 	}
 }
 
+/* An alias is read with its own value: the field's main name is longer
+ * than the alias and must not spill over the value ("bs" -> "bssplit"). */
+static void test_alias_values(void)
+{
+	struct plan p;
+	char bs[64];
+
+	if (!ok(!parse("[run]\ndevice = /dev/x\nserial = S\n[precondition]\nrw = randwrite\n"
+		       "bs = 8k/50:64k/50\nmetric=p99\ncriterion=fio-dev\n[sweep]\n"
+		       "points = 1x1\nrw = randread\nbs=4k\nruntime = 2s\nramp_time = 1s\n",
+		       "job.plan", &p),
+		"a plan written with the aliases parses")) {
+		plan_free(&p);
+		return;
+	}
+	is_str(profile_format_bssplit(&p.phases[0].workload, bs, sizeof(bs)), "8k/50:64k/50",
+	       "bs = 8k/50:64k/50 keeps its value");
+	is_int(p.phases[0].nmetrics, 1, "metric=p99: one metric");
+	is_int(p.phases[0].metrics[0], SAMPLE_METRIC_P99, "metric=p99: p99");
+	is_int(p.phases[0].steady.criterion, STEADY_FIO_DEV, "criterion=fio-dev");
+	is_str(profile_format_bssplit(&p.phases[1].workload, bs, sizeof(bs)), "4k/100",
+	       "bs=4k in [sweep]");
+	is_u64(p.phases[1].point_ns, 2 * S_NS, "runtime = 2s");
+	is_u64(p.phases[1].ramp_ns, 1 * S_NS, "ramp_time = 1s");
+	plan_free(&p);
+}
+
 int main(void)
 {
+	test_alias_values();
 	test_lab();
 	test_defaults();
 	test_sweep_inherits();
