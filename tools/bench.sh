@@ -68,6 +68,7 @@ zram_remove() { # the device can stay busy for a moment after its last user
 	while [ "$zr_n" -lt 20 ]; do
 		zramctl --reset "/dev/zram$1" 2>/dev/null
 		echo "$1" 2>/dev/null >/sys/class/zram-control/hot_remove && return 0
+		[ -e "/sys/block/zram$1" ] || return 0 # removed despite the error
 		sleep 0.25
 		zr_n=$((zr_n + 1))
 	done
@@ -143,7 +144,7 @@ bench_case() {
 	engines=${7:-plateau fio-thread}
 	[ "$HAVE_FIO" = 1 ] || engines=plateau
 	label="$bs $rw ${t}x$q"
-	rev=$(echo "$engines" | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, i > 1 ? " " : "" }')
+	rev=$(echo "$engines" | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " " : "") }')
 	p=1
 	while [ "$p" -le "$PAIRS" ]; do
 		order=$engines
