@@ -83,7 +83,7 @@ struct plan_phase {
 struct plan {
 	char device[256];
 	char ident[96]; /* the serial / EUI64 / NGUID / WWN the plan names */
-	char ident_field[8]; /* "serial", "eui64", "nguid", "wwn" or "" */
+	char ident_field[32]; /* "serial", "eui64", "nguid", "wwn" or "" */
 	char name[128];
 	uint64_t interval_ns;
 	double footprint_pct;       /* > 0: a percentage of the target */
