@@ -43,12 +43,16 @@ else
 	skip 2 "systemd-sysusers is not installed"
 fi
 if command -v systemd-tmpfiles >/dev/null; then
-	mkdir -p "$tmp/root"
-	systemd-tmpfiles --create --root="$tmp/root" "$PLATEAU_SRC/systemd/plateau.tmpfiles" 2>/dev/null
-	test -d "$tmp/root/var/lib/plateau"
-	ok $? "systemd-tmpfiles creates /var/lib/plateau"
+	# as on install: sysusers first (tmpfiles resolves the group inside the root)
+	mkdir -p "$tmp/root/etc"
+	systemd-sysusers --root="$tmp/root" "$PLATEAU_SRC/systemd/plateau.sysusers" >/dev/null 2>&1
+	gid=$(awk -F: '$1 == "plateau" { print $3 }' "$tmp/root/etc/group" 2>/dev/null)
+	out=$(systemd-tmpfiles --create --root="$tmp/root" "$PLATEAU_SRC/systemd/plateau.tmpfiles" 2>&1)
+	ok $? "systemd-tmpfiles accepts plateau.tmpfiles" || diag "$out"
+	is "$(stat -c '%a %u %g' "$tmp/root/var/lib/plateau" 2>&1)" "2750 0 $gid" \
+		"/var/lib/plateau: setgid, root:plateau, no access for others"
 else
-	skip 1 "systemd-tmpfiles is not installed"
+	skip 2 "systemd-tmpfiles is not installed"
 fi
 
 # make install into a staging root
