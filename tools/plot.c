@@ -47,6 +47,7 @@
 struct plot_pt {
 	double t_s;
 	double v;
+	bool partial;
 };
 
 struct plot_data {
@@ -85,7 +86,7 @@ static int plot_collect(void *ctx, const struct sample *smp)
 		d->pts = p;
 		d->cap = cap;
 	}
-	d->pts[d->n++] = (struct plot_pt){.t_s = t_s, .v = v};
+	d->pts[d->n++] = (struct plot_pt){.t_s = t_s, .v = v, .partial = smp->partial};
 	if (!smp->partial) {
 		d->rounds++;
 		if (d->rounds == d->win_first)
@@ -699,6 +700,7 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 	char t_run[192], t_phase[192], t_metric[96], win_label[64], c1[128], c2[16], c3[64];
 	const char *parts[3];
 	int64_t run_id, count;
+	size_t n_partial = 0;
 	struct store *s;
 	int opt, r, m;
 
@@ -787,14 +789,32 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 			      p->seq);
 		goto out;
 	}
+	/* A partial sample is the tail of a stopped phase, mostly the queue
+	 * draining: a dip that is not the drive's.  Not drawn when the phase has
+	 * full rounds (steady state never counts it either). */
+	if (d.rounds) {
+		size_t kept = 0;
+
+		for (size_t i = 0; i < d.n; i++)
+			if (!d.pts[i].partial)
+				d.pts[kept++] = d.pts[i];
+		n_partial = d.n - kept;
+		d.n = kept;
+	}
 
 	snprintf(t_run, sizeof(t_run), "run %lld%s%s", (long long)ph.run.id, *ph.run.name ? " " : "",
 		 plot_clean(c1, sizeof(c1), ph.run.name));
 	snprintf(t_phase, sizeof(t_phase), "phase %d %s%s%s", p->seq,
 		 plot_clean(c2, sizeof(c2), p->kind), *p->name ? " " : "",
 		 plot_clean(c3, sizeof(c3), p->name));
-	snprintf(t_metric, sizeof(t_metric), "%s (%s), %zu sample%s", sample_metric_name(d.metric),
-		 sample_metric_unit(d.metric), d.n, d.n == 1 ? "" : "s");
+	if (n_partial)
+		snprintf(t_metric, sizeof(t_metric), "%s (%s), %zu sample%s (%zu partial not drawn)",
+			 sample_metric_name(d.metric), sample_metric_unit(d.metric), d.n,
+			 d.n == 1 ? "" : "s", n_partial);
+	else
+		snprintf(t_metric, sizeof(t_metric), "%s (%s), %zu sample%s",
+			 sample_metric_name(d.metric), sample_metric_unit(d.metric), d.n,
+			 d.n == 1 ? "" : "s");
 	parts[0] = t_run;
 	parts[1] = t_phase;
 	parts[2] = t_metric;

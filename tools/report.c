@@ -429,6 +429,10 @@ static int rep_curve_sample(void *ctx, const struct sample *smp)
 	 * first sample */
 	if (!c->n && (!c->t0_ns || smp->start_ns < c->t0_ns))
 		c->t0_ns = smp->start_ns;
+	/* a partial sample after full rounds is the queue draining at a stop
+	 * or pause, not the drive: not drawn (`plateau plot` does the same) */
+	if (smp->partial && c->full)
+		return 0;
 	c->n++;
 	t = (double)(smp->end_ns - c->t0_ns) / 60e9;
 	if (!smp->partial && ++c->full == c->steady_round) {

@@ -196,6 +196,28 @@ else
 	skip 6 "no $GENDB (make tests)"
 fi
 
+# --- plot: a partial sample (the drain of a stopped phase) is not drawn ---
+
+cp "$DB" "$T/partial.db"
+sqlite3 -bail "$T/partial.db" "
+	CREATE TEMP TABLE last AS SELECT * FROM samples WHERE phase_id = 3
+	    ORDER BY seq DESC LIMIT 1;
+	UPDATE last SET seq = seq + 1, start_ns = end_ns, end_ns = end_ns + 50000000,
+	    w_ios = 10, w_bytes = 40960, a_ios = 10, a_bytes = 40960, partial = 1;
+	INSERT INTO samples SELECT * FROM last;" ||
+	bail_out "adding a partial sample failed"
+run --db "$DB" plot 1 --width 80 --height 16
+full=$OUT
+run --db "$T/partial.db" plot 1 --width 80 --height 16
+is "$RC" 0 "plot with a partial sample: exit 0"
+has "$OUT" "iops (IOPS), 12 samples (1 partial not drawn)" \
+	"plot with a partial sample: the title counts it as not drawn"
+is "$(sed -n "/^IOPS$/,\$p" <<<"$OUT")" "$(sed -n "/^IOPS$/,\$p" <<<"$full")" \
+	"plot with a partial sample: the chart is the one without it"
+run --db "$T/partial.db" samples 1 --csv
+is "$(tail -n 1 <<<"$OUT" | awk -F, '{ print $1, $NF }')" "13 true" \
+	"the partial sample is still stored and listed by plateau samples"
+
 # --- plot: exit codes ---
 
 expect_fail 3 "no run 9" --db "$DB" plot 9

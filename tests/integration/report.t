@@ -289,6 +289,20 @@ expect_fail 2 "$T/no/such/dir/x.html" "unwritable target" --db "$DB" report 1 -o
 ok $? "no report written by a failed command"
 
 ###########################################################################
+diag "a partial sample (the drain at a stop) is kept in the database, not drawn"
+cp "$DB" "$T/partial.db"
+sqlite3 -bail "$T/partial.db" "
+	CREATE TEMP TABLE last AS SELECT * FROM samples WHERE phase_id = 3
+	    ORDER BY seq DESC LIMIT 1;
+	UPDATE last SET seq = seq + 1, start_ns = end_ns, end_ns = end_ns + 50000000,
+	    w_ios = 10, w_bytes = 40960, a_ios = 10, a_bytes = 40960, partial = 1;
+	INSERT INTO samples SELECT * FROM last;" || bail_out "adding a partial sample failed"
+RDB=$T/partial.db report partial 1
+is "$(jqd "$T/partial.html" '.groups[0].series[0] | [.samples, (.iops.y | length)]')" '[12,12]' \
+	"partial: 12 samples drawn of the 13 stored"
+is "$(jqd "$T/partial.html" '.groups[0].series[0].iops.y')" \
+	"$(jqd "$F" '.groups[0].series[0].iops.y')" "partial: the IOPS curve of the run without it"
+
 diag "a long phase is drawn from per-span minima and maxima"
 
 BIG=$T/big.db
