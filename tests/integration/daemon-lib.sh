@@ -27,7 +27,7 @@ for _x in "$PLATEAU" "$PLATEAUD"; do
 done
 command -v sqlite3 >/dev/null || skip_all "sqlite3 (the shell) is not installed"
 if [ "$(id -u)" != 0 ] && ! id -nG | grep -qw plateau; then
-	skip_all "plateaud answers only root and the plateau group: run as root"
+	skip_all "the daemon tests act as other users and use loop devices: run as root"
 fi
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/plateau-daemon.XXXXXX") || bail_out "mktemp failed"

@@ -135,9 +135,9 @@ ok $? "once they close, the daemon serves again"
 
 # --- a peer that is neither root nor in the plateau group ---
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
-	skip 7 "needs root and setpriv to act as another user"
+	skip 9 "needs root and setpriv to act as another user"
 elif getent group plateau | grep -qE '(:|,)nobody(,|$)'; then
-	skip 7 "nobody is in the plateau group here"
+	skip 9 "nobody is in the plateau group here"
 else
 	asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 	chmod 0755 "$W"
@@ -163,6 +163,23 @@ else
 	is "$(printf '%s\n' "${codes[@]}" | sort -u | tr '\n' ' ')" "4 " \
 		"  and exits 4 like any other 'cannot use the daemon' (not 3, 'not found')"
 	ok "$(alive && echo 0 || echo 1)" "root is still served"
+	# a plateaud started by hand by an unprivileged user (make demo as a
+	# user) serves that user, and still nobody else
+	NB=$W/nobody
+	mkdir -p "$NB" && chown 65534:65534 "$NB"
+	asnobody "$PLATEAUD" --db "$NB/p.db" --socket "$NB/ctl.sock" >>"$LOG" 2>&1 &
+	nbpid=$!
+	track "$nbpid"
+	nb_up() { asnobody "$PLATEAU" --socket "$NB/ctl.sock" status >/dev/null 2>&1; }
+	wait_for 10 "nobody's plateaud to answer" nb_up
+	ok $? "a plateaud run by nobody serves nobody"
+	chmod 0666 "$NB/ctl.sock"
+	out=$(printf '{"cmd":"list"}\n' |
+		setpriv --reuid=65533 --regid=65533 --clear-groups "$SEND" "$NB/ctl.sock" 2>/dev/null)
+	like "$out" '^\{"ok":false,"error":"permission denied: ' \
+		"  and refuses uid 65533 through a 0666 socket"
+	kill "$nbpid" 2>/dev/null
+	wait "$nbpid" 2>/dev/null
 	chmod 0700 "$W"
 fi
 
