@@ -90,6 +90,11 @@ static void drun_status(void *ctx, const struct runner_status *st)
 	if (st->sample) {
 		r->st.last_sample_ns = st->sample->end_ns;
 		r->st.last_seq = st->sample->seq;
+	}
+	/* a partial sample (a phase's cut-short end) is mostly the queue
+	 * draining: status, STATUS= and the textfile keep the figures of the
+	 * last full interval */
+	if (st->sample && !st->sample->partial) {
 		r->st.iops = sample_metric(st->sample, SAMPLE_METRIC_IOPS);
 		r->st.bw_mbps = sample_metric(st->sample, SAMPLE_METRIC_BW);
 		r->st.lat_us = sample_metric(st->sample, SAMPLE_METRIC_LAT);

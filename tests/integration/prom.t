@@ -68,7 +68,7 @@ isnt "$?" 0 "the unit tests catch a rule that mixes hosts"
 # --- the textfile of a real run ---
 
 if [ ! -x "$PLATEAUD" ] || [ ! -x "$PLATEAU" ]; then
-	skip 23 "no $PLATEAUD or $PLATEAU (build first)"
+	skip 25 "no $PLATEAUD or $PLATEAU (build first)"
 	done_testing
 fi
 
@@ -167,6 +167,14 @@ ok $? "after the run: plateau_run_state{state=\"stopped\"} 1"
 ok $? "after the run: plateau_steady kept at its last value"
 out=$(promtool check metrics <"$T/snap3.prom" 2>&1)
 ok $? "promtool check metrics: the textfile after the run" || diag "$out"
+# the stop cut the last interval short: that partial sample (mostly the queue
+# draining) is stored, but plateau_iops keeps the last full interval's IOPS
+csv=$("$PLATEAU" --db "$T/p.db" samples 1 --csv 2>&1)
+is "$(tail -n 1 <<<"$csv" | awk -F, '{ print $NF }')" true "the stop stored a partial last sample"
+full_iops=$(awk -F, 'NR > 1 && $NF == "false" { v = $4 } END { print v }' <<<"$csv")
+prom_iops=$(value plateau_iops "$T/snap3.prom")
+awk -v a="$prom_iops" -v b="$full_iops" 'BEGIN { d = a - b; exit !(b > 0 && d < 0.051 && d > -0.051) }'
+ok $? "after the run: plateau_iops ($prom_iops) is the last full sample's ($full_iops)"
 
 kill "$DPID"
 wait "$DPID"
