@@ -583,6 +583,9 @@ static void worker_loop(struct worker *w)
 	};
 	uint64_t now = mono_ns();
 
+	/* a stop requested before the run began issues nothing */
+	if (atomic_load_explicit(&e->stop, memory_order_relaxed))
+		w->stopping = true;
 	for (unsigned int i = 0; i < e->job.iodepth && !w->stopping; i++)
 		if (!issue(w, &w->slots[i], now))
 			break;
@@ -614,7 +617,10 @@ static void worker_loop(struct worker *w)
 			w->stopping = true;
 		io_uring_for_each_cqe(&w->ring, head, cqe)
 		{
-			complete(w, cqe, now);
+			/* liburing's own timeout on kernels without EXT_ARG
+			 * (LIBURING_UDATA_TIMEOUT) is not one of our slots */
+			if (likely(cqe->user_data < e->job.iodepth))
+				complete(w, cqe, now);
 			n++;
 		}
 		io_uring_cq_advance(&w->ring, n);
@@ -1035,6 +1041,10 @@ int engine_run(struct engine *e, struct engine_result *res)
 	res->stop = (enum engine_stop_reason)atomic_load(&e->stop);
 	if (res->stop == ENGINE_STOP_NONE)
 		res->stop = natural_stop(e);
+	/* a fill that went on past failed writes (on_error continue) is not
+	 * done: its low-water mark stops at the first hole */
+	if (res->stop == ENGINE_STOP_DONE && res->stream_bytes < e->total_bytes)
+		res->stop = ENGINE_STOP_ERROR;
 	for (unsigned int i = 0; i < e->job.threads; i++)
 		if (e->w[i]->setup_err)
 			return e->w[i]->setup_err;
@@ -1184,6 +1194,14 @@ static int engine_resolve(struct engine *e, char *err, size_t errlen)
 										: e->stream_end));
 			return -EINVAL;
 		}
+	}
+	/* a sequential stream ends exactly there: a last piece shorter than a
+	 * block would fail under O_DIRECT */
+	if (e->sequential && job->limit_bytes % e->lba) {
+		seterr(err, errlen,
+		       "byte limit %llu: expected a multiple of the logical block size (%u bytes)",
+		       (unsigned long long)job->limit_bytes, e->lba);
+		return -EINVAL;
 	}
 	if (e->sequential && job->limit_bytes &&
 	    job->limit_bytes < e->stream_end - job->resume_bytes)

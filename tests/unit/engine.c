@@ -314,6 +314,10 @@ static void test_bad_parameters(void)
 	base_job(&job, path, "4k-randwrite");
 	job.resume_bytes = 4096;
 	expect_invalid(&job, -EINVAL, "only sequential", "resume of a random workload");
+	base_job(&job, path, "128k-seqwrite");
+	job.limit_bytes = 10000; /* the last piece would be 1808 bytes */
+	expect_invalid(&job, -EINVAL, "byte limit 10000: expected a multiple of the logical block",
+		       "sequential byte limit not a multiple of the block size");
 	base_job(&job, path, "4k-randwrite");
 	job.lba_bytes = 3000;
 	expect_invalid(&job, -EINVAL, "power of two", "odd block size");
@@ -652,6 +656,19 @@ static void test_errors(void)
 	}
 	ok(binomial_ok(res->errors, res->errors + res->ios[SAMPLE_WRITE], 0.5 - 1.0 / 2048),
 	   "continue: about half the writes (those past 4 MiB) failed");
+
+	/* a fill under policy continue that left holes is not "done" */
+	base_job(&job, path, "128k-seqwrite");
+	job.fill_passes = 1;
+	job.iodepth = 4;
+	job.on_error = ENGINE_ERROR_CONTINUE;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	r = run_job(&job, w, res);
+	setrlimit(RLIMIT_FSIZE, &old);
+	ok(r == -EFBIG && res->stop == ENGINE_STOP_ERROR && res->errors > 0 &&
+		   res->stream_bytes < file,
+	   "continue: a fill with failed writes ends '%s' (rc %d), not done; low-water mark %llu",
+	   engine_stop_reason_name(res->stop), r, (unsigned long long)res->stream_bytes);
 	signal(SIGXFSZ, SIG_DFL);
 	watch_free(w);
 	free(w);
@@ -703,6 +720,26 @@ static void test_stops(void)
 	   "stopped run: %d contiguous samples, the last final", w->nsamples);
 	is_int(engine_run(e, res), -EALREADY, "an engine runs once");
 	engine_free(e);
+
+	/* engine_stop() before engine_run(): nothing is issued */
+	base_job(&job, path, "4k-randwrite");
+	job.threads = 2;
+	job.iodepth = 8;
+	r = engine_new(&job, &e, err, sizeof(err));
+	if (r)
+		bail_out("%s", err);
+	engine_stop(e);
+	r = engine_run(e, res);
+	ok(r == 0 && res->stop == ENGINE_STOP_REQUEST &&
+		   res->ios[SAMPLE_READ] + res->ios[SAMPLE_WRITE] == 0,
+	   "stopped before it ran: no I/O issued (%llu writes, %s)",
+	   (unsigned long long)res->ios[SAMPLE_WRITE], engine_stop_reason_name(res->stop));
+	engine_free(e);
+	base_job(&job, path, "4k-randread"); /* the job of the tests below */
+	job.threads = 2;
+	job.iodepth = 4;
+	job.on_sample = on_sample;
+	job.ctx = w;
 
 	/* on_sample returning nonzero */
 	memset(w->s, 0, sizeof(w->s));
