@@ -6,9 +6,10 @@ set -eu
 build="gcc make pkg-config liburing-dev libsystemd-dev libsqlite3-dev libnvme-dev libjson-c-dev libssl-dev"
 # check: prove (perl), fio for the benchmark, loop devices and mkfs/swap for the
 # safety tests, systemd-analyze for the units, sqlite3 and jq to inspect
-# results, qemu + busybox for the NVMe VM test, chromium for the report test,
+# results, qemu + busybox for the NVMe VM test (xz-utils unpacks Debian's
+# kernel image, not installed on every Debian), chromium for the report test,
 # promtool (prometheus) for the textfile.
-check="$build perl fio util-linux e2fsprogs sqlite3 jq systemd qemu-system-x86 qemu-utils busybox-static chromium prometheus curl"
+check="$build perl fio util-linux mount e2fsprogs sqlite3 jq systemd qemu-system-x86 qemu-utils busybox-static xz-utils chromium prometheus curl"
 
 case "${1:-build}" in
 build) want=$build ;;
