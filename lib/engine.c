@@ -20,6 +20,7 @@
 
 #include "cleanup.h"
 #include "engine.h"
+#include "msg.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 #define CACHELINE 64
@@ -163,20 +164,6 @@ struct engine {
 	_Atomic unsigned int running;
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* aligned_alloc() wants the size to be a multiple of the alignment */
 static void *alloc_aligned(size_t size)
 {
@@ -283,22 +270,22 @@ int engine_footprint(uint64_t target_bytes, uint32_t lba_bytes, uint64_t offset_
 	uint64_t len;
 
 	if (!lba_bytes || (lba_bytes & (lba_bytes - 1))) {
-		seterr(err, errlen, "logical block size %u is not a power of two", lba_bytes);
+		msg_set(err, errlen, "logical block size %u is not a power of two", lba_bytes);
 		return -EINVAL;
 	}
 	if (offset_bytes % lba_bytes) {
-		seterr(err, errlen, "offset %llu is not a multiple of the logical block size (%u)",
-		       (unsigned long long)offset_bytes, lba_bytes);
+		msg_set(err, errlen, "offset %llu is not a multiple of the logical block size (%u)",
+			(unsigned long long)offset_bytes, lba_bytes);
 		return -EINVAL;
 	}
 	if (offset_bytes >= target_bytes) {
-		seterr(err, errlen, "offset %llu is at or past the end of the target (%llu bytes)",
-		       (unsigned long long)offset_bytes, (unsigned long long)target_bytes);
+		msg_set(err, errlen, "offset %llu is at or past the end of the target (%llu bytes)",
+			(unsigned long long)offset_bytes, (unsigned long long)target_bytes);
 		return -EINVAL;
 	}
 	if (size_pct != 0.0) {
 		if (!(size_pct > 0.0 && size_pct <= 100.0)) {
-			seterr(err, errlen, "size %g%% is not a percentage in (0, 100]", size_pct);
+			msg_set(err, errlen, "size %g%% is not a percentage in (0, 100]", size_pct);
 			return -EINVAL;
 		}
 		len = (uint64_t)((double)(target_bytes - offset_bytes) * (size_pct / 100.0));
@@ -310,27 +297,27 @@ int engine_footprint(uint64_t target_bytes, uint32_t lba_bytes, uint64_t offset_
 		len -= len % lba_bytes;
 	} else {
 		if (size_bytes % lba_bytes) {
-			seterr(err, errlen,
-			       "size %llu is not a multiple of the logical block size (%u)",
-			       (unsigned long long)size_bytes, lba_bytes);
+			msg_set(err, errlen,
+				"size %llu is not a multiple of the logical block size (%u)",
+				(unsigned long long)size_bytes, lba_bytes);
 			return -EINVAL;
 		}
 		if (size_bytes > target_bytes - offset_bytes) {
-			seterr(err, errlen,
-			       "footprint past the end: offset %llu + size %llu = %llu > target "
-			       "size "
-			       "%llu bytes",
-			       (unsigned long long)offset_bytes, (unsigned long long)size_bytes,
-			       (unsigned long long)(offset_bytes + size_bytes),
-			       (unsigned long long)target_bytes);
+			msg_set(err, errlen,
+				"footprint past the end: offset %llu + size %llu = %llu > target "
+				"size "
+				"%llu bytes",
+				(unsigned long long)offset_bytes, (unsigned long long)size_bytes,
+				(unsigned long long)(offset_bytes + size_bytes),
+				(unsigned long long)target_bytes);
 			return -EINVAL;
 		}
 		len = size_bytes;
 	}
 	if (len < lba_bytes) {
-		seterr(err, errlen,
-		       "footprint of %llu bytes is smaller than one logical block (%u)",
-		       (unsigned long long)len, lba_bytes);
+		msg_set(err, errlen,
+			"footprint of %llu bytes is smaller than one logical block (%u)",
+			(unsigned long long)len, lba_bytes);
 		return -EINVAL;
 	}
 	*ret_len = len;
@@ -1067,30 +1054,31 @@ void engine_stop(struct engine *e)
 static int validate_job(const struct engine_job *job, char *err, size_t errlen)
 {
 	if (!job->path || !*job->path) {
-		seterr(err, errlen, "no target given; expected a block device or a regular file");
+		msg_set(err, errlen, "no target given; expected a block device or a regular file");
 		return -EINVAL;
 	}
 	if (job->threads < 1 || job->threads > ENGINE_THREADS_MAX) {
-		seterr(err, errlen, "threads %u: expected 1 to %d", job->threads,
-		       ENGINE_THREADS_MAX);
+		msg_set(err, errlen, "threads %u: expected 1 to %d", job->threads,
+			ENGINE_THREADS_MAX);
 		return -EINVAL;
 	}
 	if (job->iodepth < 1 || job->iodepth > ENGINE_DEPTH_MAX) {
-		seterr(err, errlen, "iodepth %u: expected 1 to %d", job->iodepth, ENGINE_DEPTH_MAX);
+		msg_set(err, errlen, "iodepth %u: expected 1 to %d", job->iodepth,
+			ENGINE_DEPTH_MAX);
 		return -EINVAL;
 	}
 	if (job->interval_ns && job->interval_ns < ENGINE_INTERVAL_MIN_NS) {
-		seterr(err, errlen, "interval %llu ms: expected at least %llu ms",
-		       (unsigned long long)(job->interval_ns / 1000000),
-		       ENGINE_INTERVAL_MIN_NS / 1000000);
+		msg_set(err, errlen, "interval %llu ms: expected at least %llu ms",
+			(unsigned long long)(job->interval_ns / 1000000),
+			ENGINE_INTERVAL_MIN_NS / 1000000);
 		return -EINVAL;
 	}
 	if (job->on_error != ENGINE_ERROR_STOP && job->on_error != ENGINE_ERROR_CONTINUE) {
-		seterr(err, errlen, "on_error %d: expected stop or continue", (int)job->on_error);
+		msg_set(err, errlen, "on_error %d: expected stop or continue", (int)job->on_error);
 		return -EINVAL;
 	}
 	if (job->duration_ns > UINT64_MAX / 4 || job->ramp_ns > UINT64_MAX / 4) {
-		seterr(err, errlen, "duration or ramp too long");
+		msg_set(err, errlen, "duration or ramp too long");
 		return -EINVAL;
 	}
 	return profile_validate(&job->profile, err, errlen);
@@ -1121,44 +1109,44 @@ static int engine_resolve(struct engine *e, char *err, size_t errlen)
 
 	r = engine_target_probe(e->path, &e->tgt);
 	if (r) {
-		seterr(err, errlen, "'%s': %s", e->path,
-		       r == -EINVAL ? "not a block device or a regular file" : strerror(-r));
+		msg_set(err, errlen, "'%s': %s", e->path,
+			r == -EINVAL ? "not a block device or a regular file" : strerror(-r));
 		return r;
 	}
 	e->lba = e->tgt.lba_bytes;
 	if (job->lba_bytes) {
 		if ((job->lba_bytes & (job->lba_bytes - 1)) || job->lba_bytes % e->tgt.lba_bytes) {
-			seterr(err, errlen,
-			       "'%s': block size %u: expected a power of two multiple of "
-			       "the logical block size (%u)",
-			       e->path, job->lba_bytes, e->tgt.lba_bytes);
+			msg_set(err, errlen,
+				"'%s': block size %u: expected a power of two multiple of "
+				"the logical block size (%u)",
+				e->path, job->lba_bytes, e->tgt.lba_bytes);
 			return -EINVAL;
 		}
 		e->lba = job->lba_bytes;
 	}
 	e->prof = job->profile;
 	if (profile_align(&e->prof, e->lba, msg, sizeof(msg))) {
-		seterr(err, errlen, "'%s': %s", e->path, msg);
+		msg_set(err, errlen, "'%s': %s", e->path, msg);
 		return -EINVAL;
 	}
 	if (engine_footprint(e->tgt.size_bytes, e->lba, job->offset_bytes, job->size_bytes, 0.0,
 			     &e->fp_len, msg, sizeof(msg))) {
-		seterr(err, errlen, "'%s': %s", e->path, msg);
+		msg_set(err, errlen, "'%s': %s", e->path, msg);
 		return -EINVAL;
 	}
 	e->fp_off = job->offset_bytes;
 	e->max_bs = profile_max_bytes(&e->prof);
 	if (e->max_bs > e->fp_len) {
-		seterr(err, errlen, "'%s': transfer size %u exceeds the footprint (%llu bytes)",
-		       e->path, e->max_bs, (unsigned long long)e->fp_len);
+		msg_set(err, errlen, "'%s': transfer size %u exceeds the footprint (%llu bytes)",
+			e->path, e->max_bs, (unsigned long long)e->fp_len);
 		return -EINVAL;
 	}
 	e->align = job->align_bytes ? job->align_bytes : profile_min_bytes(&e->prof);
 	if (e->align % e->lba || e->align > e->fp_len) {
-		seterr(err, errlen,
-		       "'%s': alignment %llu: expected a multiple of the logical block "
-		       "size (%u) within the footprint",
-		       e->path, (unsigned long long)e->align, e->lba);
+		msg_set(err, errlen,
+			"'%s': alignment %llu: expected a multiple of the logical block "
+			"size (%u) within the footprint",
+			e->path, (unsigned long long)e->align, e->lba);
 		return -EINVAL;
 	}
 	e->sequential = e->prof.pattern == PROFILE_SEQUENTIAL;
@@ -1166,14 +1154,14 @@ static int engine_resolve(struct engine *e, char *err, size_t errlen)
 	e->stream_end = UINT64_MAX;
 	if (job->fill_passes) {
 		if (!e->sequential || e->prof.read_share || e->prof.nbs != 1) {
-			seterr(err, errlen,
-			       "a fill needs a sequential write profile with one transfer "
-			       "size (e.g. 128k-seqwrite)");
+			msg_set(err, errlen,
+				"a fill needs a sequential write profile with one transfer "
+				"size (e.g. 128k-seqwrite)");
 			return -EINVAL;
 		}
 		if (e->fp_len > UINT64_MAX / 2 / job->fill_passes) {
-			seterr(err, errlen, "%u passes over %llu bytes: too many", job->fill_passes,
-			       (unsigned long long)e->fp_len);
+			msg_set(err, errlen, "%u passes over %llu bytes: too many",
+				job->fill_passes, (unsigned long long)e->fp_len);
 			return -EINVAL;
 		}
 		e->total_bytes = e->fp_len * job->fill_passes;
@@ -1181,26 +1169,26 @@ static int engine_resolve(struct engine *e, char *err, size_t errlen)
 	}
 	if (job->resume_bytes) {
 		if (!e->sequential) {
-			seterr(err, errlen, "resume offset %llu: only sequential workloads resume",
-			       (unsigned long long)job->resume_bytes);
+			msg_set(err, errlen, "resume offset %llu: only sequential workloads resume",
+				(unsigned long long)job->resume_bytes);
 			return -EINVAL;
 		}
 		if (job->resume_bytes % e->lba || job->resume_bytes > e->stream_end ||
 		    job->resume_bytes > UINT64_MAX / 2) {
-			seterr(err, errlen,
-			       "resume offset %llu: expected a multiple of %u up to %llu",
-			       (unsigned long long)job->resume_bytes, e->lba,
-			       (unsigned long long)(e->stream_end == UINT64_MAX ? UINT64_MAX / 2
-										: e->stream_end));
+			msg_set(err, errlen,
+				"resume offset %llu: expected a multiple of %u up to %llu",
+				(unsigned long long)job->resume_bytes, e->lba,
+				(unsigned long long)(e->stream_end == UINT64_MAX ? UINT64_MAX / 2
+										 : e->stream_end));
 			return -EINVAL;
 		}
 	}
 	/* a sequential stream ends exactly there: a last piece shorter than a
 	 * block would fail under O_DIRECT */
 	if (e->sequential && job->limit_bytes % e->lba) {
-		seterr(err, errlen,
-		       "byte limit %llu: expected a multiple of the logical block size (%u bytes)",
-		       (unsigned long long)job->limit_bytes, e->lba);
+		msg_set(err, errlen,
+			"byte limit %llu: expected a multiple of the logical block size (%u bytes)",
+			(unsigned long long)job->limit_bytes, e->lba);
 		return -EINVAL;
 	}
 	if (e->sequential && job->limit_bytes &&
@@ -1211,10 +1199,10 @@ static int engine_resolve(struct engine *e, char *err, size_t errlen)
 	mem = (uint64_t)job->threads * (job->iodepth + 1) * e->slot_bytes;
 	phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
 	if (mem > phys / 2) {
-		seterr(err, errlen,
-		       "buffers need %llu MiB (threads x (iodepth + 1) x %u bytes), more "
-		       "than half of the memory",
-		       (unsigned long long)(mem >> 20), e->max_bs);
+		msg_set(err, errlen,
+			"buffers need %llu MiB (threads x (iodepth + 1) x %u bytes), more "
+			"than half of the memory",
+			(unsigned long long)(mem >> 20), e->max_bs);
 		return -ENOMEM;
 	}
 	return 0;
@@ -1250,7 +1238,7 @@ int engine_new(const struct engine_job *job, struct engine **ret, char *err, siz
 	int r, flags;
 
 	if (!job || !ret) {
-		seterr(err, errlen, "no job");
+		msg_set(err, errlen, "no job");
 		return -EINVAL;
 	}
 	r = validate_job(job, err, errlen);
@@ -1258,7 +1246,7 @@ int engine_new(const struct engine_job *job, struct engine **ret, char *err, siz
 		return r;
 	e = alloc_aligned(sizeof(*e));
 	if (!e) {
-		seterr(err, errlen, "out of memory");
+		msg_set(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	memset(e, 0, sizeof(*e));
@@ -1270,7 +1258,7 @@ int engine_new(const struct engine_job *job, struct engine **ret, char *err, siz
 	pthread_cond_init(&e->gate_cond, NULL);
 	e->sem_ok = sem_init(&e->wake, 0, 0) == 0;
 	if (!e->path || !e->sem_ok) {
-		seterr(err, errlen, "out of memory");
+		msg_set(err, errlen, "out of memory");
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -1282,7 +1270,7 @@ int engine_new(const struct engine_job *job, struct engine **ret, char *err, siz
 	e->w = calloc(job->threads, sizeof(*e->w));
 	e->agg = alloc_aligned(sizeof(*e->agg));
 	if (!e->w || !e->agg) {
-		seterr(err, errlen, "out of memory");
+		msg_set(err, errlen, "out of memory");
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -1291,7 +1279,7 @@ int engine_new(const struct engine_job *job, struct engine **ret, char *err, siz
 		struct worker *w = alloc_aligned(sizeof(*w));
 
 		if (!w) {
-			seterr(err, errlen, "out of memory");
+			msg_set(err, errlen, "out of memory");
 			r = -ENOMEM;
 			goto fail;
 		}
@@ -1301,7 +1289,7 @@ int engine_new(const struct engine_job *job, struct engine **ret, char *err, siz
 		w->idx = i;
 		w->slots = calloc(job->iodepth, sizeof(*w->slots));
 		if (!w->slots) {
-			seterr(err, errlen, "out of memory");
+			msg_set(err, errlen, "out of memory");
 			r = -ENOMEM;
 			goto fail;
 		}
@@ -1328,8 +1316,8 @@ int engine_new(const struct engine_job *job, struct engine **ret, char *err, siz
 	e->fd = open(e->path, flags);
 	if (e->fd < 0) {
 		r = -errno;
-		seterr(err, errlen, "'%s': cannot open with O_DIRECT%s: %s%s", e->path,
-		       e->tgt.block_device ? " and O_EXCL" : "", strerror(-r), open_hint(-r));
+		msg_set(err, errlen, "'%s': cannot open with O_DIRECT%s: %s%s", e->path,
+			e->tgt.block_device ? " and O_EXCL" : "", strerror(-r), open_hint(-r));
 		goto fail;
 	}
 	*ret = e;

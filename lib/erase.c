@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "erase.h"
+#include "msg.h"
 #include "nvmex.h"
 #include "target.h"
 
@@ -59,17 +60,6 @@ struct ctx {
 	uint64_t poll_ns;
 	uint64_t chunk_bytes;
 };
-
-static void __attribute__((format(printf, 3, 4))) setmsg(char *msg, size_t len, const char *f, ...)
-{
-	va_list ap;
-
-	if (!msg || !len)
-		return;
-	va_start(ap, f);
-	vsnprintf(msg, len, f, ap);
-	va_end(ap);
-}
 
 static uint64_t now_ns(void)
 {
@@ -200,60 +190,61 @@ static void refusal(const struct target_identity *id, enum erase_method m, char 
 	const char *name = erase_method_name(m);
 
 	if ((is_sanitize(m) || is_format(m)) && id->kind != TARGET_NVME) {
-		setmsg(msg, len, "%s needs an NVMe namespace; %s is a %s", name, id->path,
-		       target_kind_name(id->kind));
+		msg_set(msg, len, "%s needs an NVMe namespace; %s is a %s", name, id->path,
+			target_kind_name(id->kind));
 		return;
 	}
 	switch (m) {
 	case ERASE_SANITIZE_CRYPTO:
-		setmsg(msg, len,
-		       "%s is not advertised: Identify Controller SANICAP bit 0 (CES) is 0 "
-		       "(SANICAP 0x%08x)",
-		       name, id->sanicap);
+		msg_set(msg, len,
+			"%s is not advertised: Identify Controller SANICAP bit 0 (CES) is 0 "
+			"(SANICAP 0x%08x)",
+			name, id->sanicap);
 		break;
 	case ERASE_SANITIZE_BLOCK:
-		setmsg(msg, len,
-		       "%s is not advertised: Identify Controller SANICAP bit 1 (BES) is 0 "
-		       "(SANICAP 0x%08x)",
-		       name, id->sanicap);
+		msg_set(msg, len,
+			"%s is not advertised: Identify Controller SANICAP bit 1 (BES) is 0 "
+			"(SANICAP 0x%08x)",
+			name, id->sanicap);
 		break;
 	case ERASE_FORMAT_CRYPTO:
 		if (!(id->oacs & NVMEX_OACS_FORMAT))
-			setmsg(msg, len,
-			       "%s is not advertised: Identify Controller OACS bit 1 (Format NVM) "
-			       "is 0 (OACS 0x%04x)",
-			       name, id->oacs);
+			msg_set(msg, len,
+				"%s is not advertised: Identify Controller OACS bit 1 (Format NVM) "
+				"is 0 (OACS 0x%04x)",
+				name, id->oacs);
 		else
-			setmsg(msg, len,
-			       "%s is not advertised: Identify Controller FNA bit 2 (crypto erase) "
-			       "is 0 (FNA 0x%02x)",
-			       name, id->fna);
+			msg_set(msg, len,
+				"%s is not advertised: Identify Controller FNA bit 2 (crypto "
+				"erase) "
+				"is 0 (FNA 0x%02x)",
+				name, id->fna);
 		break;
 	case ERASE_FORMAT_USER:
-		setmsg(msg, len,
-		       "%s is not advertised: Identify Controller OACS bit 1 (Format NVM) is 0 "
-		       "(OACS 0x%04x)",
-		       name, id->oacs);
+		msg_set(msg, len,
+			"%s is not advertised: Identify Controller OACS bit 1 (Format NVM) is 0 "
+			"(OACS 0x%04x)",
+			name, id->oacs);
 		break;
 	case ERASE_SECURE_DISCARD:
-		setmsg(msg, len, "%s is for block devices; %s is a %s", name, id->path,
-		       target_kind_name(id->kind));
+		msg_set(msg, len, "%s is for block devices; %s is a %s", name, id->path,
+			target_kind_name(id->kind));
 		break;
 	case ERASE_DISCARD:
 		if (id->kind == TARGET_BLOCK)
-			setmsg(msg, len, "%s: %s does not discard (queue/discard_max_bytes is 0)",
-			       name, id->path);
+			msg_set(msg, len, "%s: %s does not discard (queue/discard_max_bytes is 0)",
+				name, id->path);
 		else
-			setmsg(msg, len, "%s is not available for %s (%s)", name, id->path,
-			       target_kind_name(id->kind));
+			msg_set(msg, len, "%s is not available for %s (%s)", name, id->path,
+				target_kind_name(id->kind));
 		break;
 	case ERASE_PUNCH:
-		setmsg(msg, len, "%s is for regular files; %s is a %s", name, id->path,
-		       target_kind_name(id->kind));
+		msg_set(msg, len, "%s is for regular files; %s is a %s", name, id->path,
+			target_kind_name(id->kind));
 		break;
 	default:
-		setmsg(msg, len, "%s is not available for %s (%s)", name, id->path,
-		       target_kind_name(id->kind));
+		msg_set(msg, len, "%s is not available for %s (%s)", name, id->path,
+			target_kind_name(id->kind));
 		break;
 	}
 }
@@ -282,7 +273,7 @@ int erase_dry_run(const struct target_identity *id, enum erase_method method,
 	memset(plan, 0, sizeof(*plan));
 	plan->requested = method;
 	if ((unsigned)method >= ERASE_METHOD_COUNT) {
-		setmsg(msg, msg_len, "unknown erase method %d", (int)method);
+		msg_set(msg, msg_len, "unknown erase method %d", (int)method);
 		return -EINVAL;
 	}
 	if (method == ERASE_AUTO) {
@@ -307,14 +298,15 @@ int erase_dry_run(const struct target_identity *id, enum erase_method method,
 				plan->chain[plan->n_chain++] = order[i];
 		if (plan->n_chain == 0) {
 			if (id->kind == TARGET_NVME)
-				setmsg(msg, msg_len,
-				       "%s advertises no erase: Identify Controller SANICAP 0x%08x "
-				       "(no crypto/block erase), OACS 0x%04x (bit 1 Format NVM is "
-				       "0)",
-				       id->path, id->sanicap, id->oacs);
+				msg_set(msg, msg_len,
+					"%s advertises no erase: Identify Controller SANICAP "
+					"0x%08x "
+					"(no crypto/block erase), OACS 0x%04x (bit 1 Format NVM is "
+					"0)",
+					id->path, id->sanicap, id->oacs);
 			else
-				setmsg(msg, msg_len, "%s: no erase method for a %s", id->path,
-				       target_kind_name(id->kind));
+				msg_set(msg, msg_len, "%s: no erase method for a %s", id->path,
+					target_kind_name(id->kind));
 			return -EOPNOTSUPP;
 		}
 	} else if (method == ERASE_NONE) {
@@ -376,7 +368,7 @@ static void attempt_from_nvme(struct erase_attempt *a, const struct nvmex_err *e
 {
 	a->err = r;
 	a->nvme_status = e->status;
-	setmsg(a->msg, sizeof(a->msg), "%s", e->msg[0] ? e->msg : strerror(-r));
+	msg_set(a->msg, sizeof(a->msg), "%s", e->msg[0] ? e->msg : strerror(-r));
 }
 
 static bool stop_requested(const struct ctx *c)
@@ -447,8 +439,8 @@ static int sanitize_poll(const struct ctx *c, int fd, enum erase_method m, struc
 		first = NULL;
 		if (r < 0) {
 			attempt_from_nvme(a, &e, r);
-			setmsg(a->msg, sizeof(a->msg), "while polling the sanitize: %s",
-			       e.msg[0] ? e.msg : strerror(-r));
+			msg_set(a->msg, sizeof(a->msg), "while polling the sanitize: %s",
+				e.msg[0] ? e.msg : strerror(-r));
 			return r;
 		}
 		/* ETCE / ETBE, seconds (NVMe 1.4 Figure 259); FFFFFFFFh: none */
@@ -458,18 +450,18 @@ static int sanitize_poll(const struct ctx *c, int fd, enum erase_method m, struc
 		case NVMEX_SANITIZE_SUCCESS_ND:
 			report(c, m, ERASE_PHASE_RUNNING, 1.0, est, t0, 0, 0, resumed);
 			a->err = 0;
-			setmsg(a->msg, sizeof(a->msg), "sanitize %s (SSTAT 0x%04x) after %s%s",
-			       nvmex_sanitize_state_name(s.state), s.sstat,
-			       fmt_elapsed(tbuf, sizeof(tbuf), now_ns() - t0),
-			       resumed ? ", resumed: it was already in progress" : "");
+			msg_set(a->msg, sizeof(a->msg), "sanitize %s (SSTAT 0x%04x) after %s%s",
+				nvmex_sanitize_state_name(s.state), s.sstat,
+				fmt_elapsed(tbuf, sizeof(tbuf), now_ns() - t0),
+				resumed ? ", resumed: it was already in progress" : "");
 			return 0;
 		case NVMEX_SANITIZE_FAILED:
 			a->err = -EIO;
-			setmsg(a->msg, sizeof(a->msg),
-			       "sanitize failed: Sanitize Status log SSTAT 0x%04x (most recent "
-			       "sanitize operation failed); the drive now accepts only a new "
-			       "sanitize until one succeeds",
-			       s.sstat);
+			msg_set(a->msg, sizeof(a->msg),
+				"sanitize failed: Sanitize Status log SSTAT 0x%04x (most recent "
+				"sanitize operation failed); the drive now accepts only a new "
+				"sanitize until one succeeds",
+				s.sstat);
 			return -EIO;
 		case NVMEX_SANITIZE_IN_PROGRESS:
 			report(c, m, ERASE_PHASE_RUNNING, s.progress, est, t0, 0, 0, resumed);
@@ -478,19 +470,19 @@ static int sanitize_poll(const struct ctx *c, int fd, enum erase_method m, struc
 			/* the log may lag the command by a moment */
 			if (now_ns() - t0 > SANITIZE_NEVER_GRACE_NS) {
 				a->err = -EIO;
-				setmsg(a->msg, sizeof(a->msg),
-				       "Sanitize was accepted but the Sanitize Status log still "
-				       "says "
-				       "never sanitized after %s",
-				       fmt_elapsed(tbuf, sizeof(tbuf), now_ns() - t0));
+				msg_set(a->msg, sizeof(a->msg),
+					"Sanitize was accepted but the Sanitize Status log still "
+					"says "
+					"never sanitized after %s",
+					fmt_elapsed(tbuf, sizeof(tbuf), now_ns() - t0));
 				return -EIO;
 			}
 			report(c, m, ERASE_PHASE_RUNNING, 0.0, est, t0, 0, 0, resumed);
 			break;
 		default:
 			a->err = -EIO;
-			setmsg(a->msg, sizeof(a->msg), "Sanitize Status log: reserved SSTAT 0x%04x",
-			       s.sstat);
+			msg_set(a->msg, sizeof(a->msg),
+				"Sanitize Status log: reserved SSTAT 0x%04x", s.sstat);
 			return -EIO;
 		}
 		if (deadline_passed(c)) {
@@ -499,20 +491,20 @@ static int sanitize_poll(const struct ctx *c, int fd, enum erase_method m, struc
 				snprintf(ebuf, sizeof(ebuf), "none reported");
 			else
 				fmt_secs(ebuf, sizeof(ebuf), est);
-			setmsg(a->msg, sizeof(a->msg),
-			       "deadline: sanitize still in progress after %s at %.1f%% "
-			       "(controller estimate: %s); it cannot be aborted and continues "
-			       "in the drive, resume polls it",
-			       fmt_elapsed(tbuf, sizeof(tbuf), now_ns() - t0), 100.0 * s.progress,
-			       ebuf);
+			msg_set(a->msg, sizeof(a->msg),
+				"deadline: sanitize still in progress after %s at %.1f%% "
+				"(controller estimate: %s); it cannot be aborted and continues "
+				"in the drive, resume polls it",
+				fmt_elapsed(tbuf, sizeof(tbuf), now_ns() - t0), 100.0 * s.progress,
+				ebuf);
 			return -ETIMEDOUT;
 		}
 		if (stop_requested(c)) {
 			a->err = -ECANCELED;
-			setmsg(a->msg, sizeof(a->msg),
-			       "stopped while polling at %.1f%%; the sanitize continues in the "
-			       "drive, resume polls it",
-			       100.0 * s.progress);
+			msg_set(a->msg, sizeof(a->msg),
+				"stopped while polling at %.1f%%; the sanitize continues in the "
+				"drive, resume polls it",
+				100.0 * s.progress);
 			return -ECANCELED;
 		}
 		{
@@ -582,29 +574,29 @@ static int run_format(const struct ctx *c, int *fd, enum erase_method m, struct 
 	r = target_open(path, true, &nfd);
 	if (r < 0) {
 		a->err = r;
-		setmsg(a->msg, sizeof(a->msg), "formatted, but re-opening %s failed: %s", path,
-		       strerror(-r));
+		msg_set(a->msg, sizeof(a->msg), "formatted, but re-opening %s failed: %s", path,
+			strerror(-r));
 		return r;
 	}
 	*fd = nfd;
 	r = target_identify_fd(nfd, path, id->kind, &again, msg, sizeof(msg));
 	if (r < 0) {
 		a->err = r;
-		setmsg(a->msg, sizeof(a->msg), "formatted, but identify after re-open failed: %s",
-		       msg);
+		msg_set(a->msg, sizeof(a->msg), "formatted, but identify after re-open failed: %s",
+			msg);
 		return r;
 	}
 	if (!target_same(id, &again)) {
 		a->err = -ESTALE;
-		setmsg(a->msg, sizeof(a->msg),
-		       "formatted, but after re-opening %s it no longer identifies as the same "
-		       "namespace (serial %s, %llu bytes)",
-		       path, again.serial, (unsigned long long)again.capacity_bytes);
+		msg_set(a->msg, sizeof(a->msg),
+			"formatted, but after re-opening %s it no longer identifies as the same "
+			"namespace (serial %s, %llu bytes)",
+			path, again.serial, (unsigned long long)again.capacity_bytes);
 		return -ESTALE;
 	}
-	setmsg(a->msg, sizeof(a->msg), "Format NVM SES=%d LBAF %u completed in %s",
-	       m == ERASE_FORMAT_CRYPTO ? 2 : 1, id->flbas_index,
-	       fmt_elapsed(msg, sizeof(msg), now_ns() - t0));
+	msg_set(a->msg, sizeof(a->msg), "Format NVM SES=%d LBAF %u completed in %s",
+		m == ERASE_FORMAT_CRYPTO ? 2 : 1, id->flbas_index,
+		fmt_elapsed(msg, sizeof(msg), now_ns() - t0));
 	return 0;
 }
 
@@ -627,9 +619,9 @@ static int write_zeros(const struct ctx *c, int fd, enum erase_method m, struct 
 		if (stop_requested(c) || deadline_passed(c)) {
 			r = stop_requested(c) ? -ECANCELED : -ETIMEDOUT;
 			a->err = r;
-			setmsg(a->msg, sizeof(a->msg), "%s after %llu of %llu bytes zeroed",
-			       r == -ECANCELED ? "stopped" : "deadline", (unsigned long long)off,
-			       (unsigned long long)total);
+			msg_set(a->msg, sizeof(a->msg), "%s after %llu of %llu bytes zeroed",
+				r == -ECANCELED ? "stopped" : "deadline", (unsigned long long)off,
+				(unsigned long long)total);
 			return r;
 		}
 		if (len % c->id->lba_bytes) {
@@ -650,14 +642,14 @@ static int write_zeros(const struct ctx *c, int fd, enum erase_method m, struct 
 				continue;
 			r = -errno;
 			a->err = r;
-			setmsg(a->msg, sizeof(a->msg), "writing zeros at %llu: %s",
-			       (unsigned long long)off, strerror(-r));
+			msg_set(a->msg, sizeof(a->msg), "writing zeros at %llu: %s",
+				(unsigned long long)off, strerror(-r));
 			return r;
 		}
 		if (w == 0) {
 			a->err = -EIO;
-			setmsg(a->msg, sizeof(a->msg), "writing zeros at %llu: no progress",
-			       (unsigned long long)off);
+			msg_set(a->msg, sizeof(a->msg), "writing zeros at %llu: no progress",
+				(unsigned long long)off);
 			return -EIO;
 		}
 		off += (uint64_t)w;
@@ -667,10 +659,10 @@ static int write_zeros(const struct ctx *c, int fd, enum erase_method m, struct 
 	if (fdatasync(fd) < 0) {
 		r = -errno;
 		a->err = r;
-		setmsg(a->msg, sizeof(a->msg), "fdatasync after zeroing: %s", strerror(-r));
+		msg_set(a->msg, sizeof(a->msg), "fdatasync after zeroing: %s", strerror(-r));
 		return r;
 	}
-	setmsg(a->msg, sizeof(a->msg), "wrote zeros over %llu bytes", (unsigned long long)total);
+	msg_set(a->msg, sizeof(a->msg), "wrote zeros over %llu bytes", (unsigned long long)total);
 	return 0;
 }
 
@@ -710,9 +702,9 @@ static int run_ranges(const struct ctx *c, int fd, enum erase_method m, struct e
 		if (stop_requested(c) || deadline_passed(c)) {
 			r = stop_requested(c) ? -ECANCELED : -ETIMEDOUT;
 			a->err = r;
-			setmsg(a->msg, sizeof(a->msg), "%s after %llu of %llu bytes (%s)",
-			       r == -ECANCELED ? "stopped" : "deadline", (unsigned long long)off,
-			       (unsigned long long)total, blk_op_name(m));
+			msg_set(a->msg, sizeof(a->msg), "%s after %llu of %llu bytes (%s)",
+				r == -ECANCELED ? "stopped" : "deadline", (unsigned long long)off,
+				(unsigned long long)total, blk_op_name(m));
 			return r;
 		}
 		a->sent = true;
@@ -733,8 +725,8 @@ static int run_ranges(const struct ctx *c, int fd, enum erase_method m, struct e
 				/* no write-zeroes path: write them */
 				return write_zeros(c, fd, m, a, t0);
 			a->err = r;
-			setmsg(a->msg, sizeof(a->msg), "%s on %s at %llu: %s", blk_op_name(m),
-			       c->id->path, (unsigned long long)off, strerror(-r));
+			msg_set(a->msg, sizeof(a->msg), "%s on %s at %llu: %s", blk_op_name(m),
+				c->id->path, (unsigned long long)off, strerror(-r));
 			return r;
 		}
 		off += len;
@@ -744,11 +736,11 @@ static int run_ranges(const struct ctx *c, int fd, enum erase_method m, struct e
 	if (file && fsync(fd) < 0) {
 		r = -errno;
 		a->err = r;
-		setmsg(a->msg, sizeof(a->msg), "fsync after punching holes: %s", strerror(-r));
+		msg_set(a->msg, sizeof(a->msg), "fsync after punching holes: %s", strerror(-r));
 		return r;
 	}
-	setmsg(a->msg, sizeof(a->msg), "%s over %llu bytes", blk_op_name(m),
-	       (unsigned long long)total);
+	msg_set(a->msg, sizeof(a->msg), "%s over %llu bytes", blk_op_name(m),
+		(unsigned long long)total);
 	return 0;
 }
 
@@ -924,9 +916,9 @@ static int finish(struct ctx *c, int fd, int r)
 				 &rec->verify);
 		if (r < 0) {
 			rec->err = r;
-			setmsg(rec->msg, sizeof(rec->msg),
-			       "erased by %s, but reading back failed: %s",
-			       erase_method_name(rec->ran), strerror(-r));
+			msg_set(rec->msg, sizeof(rec->msg),
+				"erased by %s, but reading back failed: %s",
+				erase_method_name(rec->ran), strerror(-r));
 			return r;
 		}
 	}
@@ -953,9 +945,10 @@ static int pick_up_sanitize(struct ctx *c, int fd, int *r_out)
 		/* cannot know: refuse to send anything that could collide with one */
 		a = attempt_new(rec, rec->requested);
 		attempt_from_nvme(a, &e, r);
-		setmsg(rec->msg, sizeof(rec->msg),
-		       "cannot read the Sanitize Status log to rule out a sanitize in progress: %s",
-		       e.msg);
+		msg_set(rec->msg, sizeof(rec->msg),
+			"cannot read the Sanitize Status log to rule out a sanitize in progress: "
+			"%s",
+			e.msg);
 		*r_out = r;
 		return 1;
 	}
@@ -967,14 +960,14 @@ static int pick_up_sanitize(struct ctx *c, int fd, int *r_out)
 	r = sanitize_poll(c, fd, m == ERASE_NONE ? ERASE_SANITIZE_BLOCK : m, a, &s);
 	a->method = m;
 	if (r == 0 && m == ERASE_NONE)
-		setmsg(rec->msg, sizeof(rec->msg),
-		       "a sanitize plateau does not start (SANACT %u) was in progress and "
-		       "completed; not counted as an erase",
-		       s.scdw10 & 0x7);
+		msg_set(rec->msg, sizeof(rec->msg),
+			"a sanitize plateau does not start (SANACT %u) was in progress and "
+			"completed; not counted as an erase",
+			s.scdw10 & 0x7);
 	if (r == 0)
 		rec->ran = m;
 	else
-		setmsg(rec->msg, sizeof(rec->msg), "%s", a->msg);
+		msg_set(rec->msg, sizeof(rec->msg), "%s", a->msg);
 	*r_out = r;
 	return 1;
 }
@@ -995,11 +988,11 @@ int erase_run(int *fd, const struct target_identity *id, const struct erase_opts
 		struct erase_attempt *a = attempt_new(rec, o->method);
 
 		a->err = r;
-		setmsg(a->msg, sizeof(a->msg), "%s", rec->msg);
+		msg_set(a->msg, sizeof(a->msg), "%s", rec->msg);
 		return finish(&c, *fd, r);
 	}
 	if (o->method == ERASE_NONE) {
-		setmsg(rec->msg, sizeof(rec->msg), "erase method none: nothing was erased");
+		msg_set(rec->msg, sizeof(rec->msg), "erase method none: nothing was erased");
 		return finish(&c, *fd, 0);
 	}
 
@@ -1014,13 +1007,13 @@ int erase_run(int *fd, const struct target_identity *id, const struct erase_opts
 		struct erase_attempt *a;
 
 		if (stop_requested(&c)) {
-			setmsg(rec->msg, sizeof(rec->msg), "stopped before %s",
-			       erase_method_name(m));
+			msg_set(rec->msg, sizeof(rec->msg), "stopped before %s",
+				erase_method_name(m));
 			return finish(&c, *fd, -ECANCELED);
 		}
 		if (deadline_passed(&c)) {
-			setmsg(rec->msg, sizeof(rec->msg), "deadline passed before %s",
-			       erase_method_name(m));
+			msg_set(rec->msg, sizeof(rec->msg), "deadline passed before %s",
+				erase_method_name(m));
 			return finish(&c, *fd, -ETIMEDOUT);
 		}
 		a = attempt_new(rec, m);
@@ -1037,7 +1030,7 @@ int erase_run(int *fd, const struct target_identity *id, const struct erase_opts
 			rec->ran = m;
 			break;
 		}
-		setmsg(rec->msg, sizeof(rec->msg), "%s: %s", erase_method_name(m), a->msg);
+		msg_set(rec->msg, sizeof(rec->msg), "%s: %s", erase_method_name(m), a->msg);
 		if (o->method != ERASE_AUTO || !may_fall_back(a))
 			return finish(&c, *fd, r);
 	}
@@ -1045,7 +1038,7 @@ int erase_run(int *fd, const struct target_identity *id, const struct erase_opts
 		char last[ERASE_MSG_LEN];
 
 		snprintf(last, sizeof(last), "%s", rec->msg);
-		setmsg(rec->msg, sizeof(rec->msg), "every method failed; last %s", last);
+		msg_set(rec->msg, sizeof(rec->msg), "every method failed; last %s", last);
 		return finish(&c, *fd, r);
 	}
 	return finish(&c, *fd, 0);
@@ -1064,7 +1057,7 @@ int erase_resume(int fd, const struct target_identity *id, const struct erase_op
 	rec->ran = ERASE_NONE;
 	ctx_init(&c, id, o, rec);
 	if (id->kind != TARGET_NVME || !(id->sanicap & (NVMEX_SANICAP_CES | NVMEX_SANICAP_BES))) {
-		setmsg(rec->msg, sizeof(rec->msg), "%s does not support sanitize", id->path);
+		msg_set(rec->msg, sizeof(rec->msg), "%s does not support sanitize", id->path);
 		return finish(&c, -1, -EOPNOTSUPP);
 	}
 	if (pick_up_sanitize(&c, fd, &r))
@@ -1072,7 +1065,7 @@ int erase_resume(int fd, const struct target_identity *id, const struct erase_op
 	/* nothing running: report how the most recent one ended */
 	r = nvmex_sanitize_status(fd, &s, &e);
 	if (r < 0) {
-		setmsg(rec->msg, sizeof(rec->msg), "%s", e.msg);
+		msg_set(rec->msg, sizeof(rec->msg), "%s", e.msg);
 		return finish(&c, -1, r);
 	}
 	switch (s.state) {
@@ -1084,25 +1077,25 @@ int erase_resume(int fd, const struct target_identity *id, const struct erase_op
 		 * old sanitize says nothing about the data now: erase again.
 		 */
 		if (!s.global_data_erased) {
-			setmsg(rec->msg, sizeof(rec->msg),
-			       "no sanitize in progress; the most recent one %s but data was "
-			       "written since (SSTAT 0x%04x, Global Data Erased is 0)",
-			       nvmex_sanitize_state_name(s.state), s.sstat);
+			msg_set(rec->msg, sizeof(rec->msg),
+				"no sanitize in progress; the most recent one %s but data was "
+				"written since (SSTAT 0x%04x, Global Data Erased is 0)",
+				nvmex_sanitize_state_name(s.state), s.sstat);
 			return finish(&c, -1, -ENOENT);
 		}
 		rec->ran = sanact_method(s.scdw10);
-		setmsg(rec->msg, sizeof(rec->msg),
-		       "no sanitize in progress; the most recent one %s (SSTAT 0x%04x)",
-		       nvmex_sanitize_state_name(s.state), s.sstat);
+		msg_set(rec->msg, sizeof(rec->msg),
+			"no sanitize in progress; the most recent one %s (SSTAT 0x%04x)",
+			nvmex_sanitize_state_name(s.state), s.sstat);
 		return finish(&c, fd, 0);
 	case NVMEX_SANITIZE_FAILED:
-		setmsg(rec->msg, sizeof(rec->msg),
-		       "no sanitize in progress; the most recent one failed (SSTAT 0x%04x)",
-		       s.sstat);
+		msg_set(rec->msg, sizeof(rec->msg),
+			"no sanitize in progress; the most recent one failed (SSTAT 0x%04x)",
+			s.sstat);
 		return finish(&c, -1, -EIO);
 	default:
-		setmsg(rec->msg, sizeof(rec->msg), "no sanitize in progress; %s (SSTAT 0x%04x)",
-		       nvmex_sanitize_state_name(s.state), s.sstat);
+		msg_set(rec->msg, sizeof(rec->msg), "no sanitize in progress; %s (SSTAT 0x%04x)",
+			nvmex_sanitize_state_name(s.state), s.sstat);
 		return finish(&c, -1, -ENOENT);
 	}
 }
@@ -1123,7 +1116,7 @@ int erase_drive(const char *path, const struct erase_opts *o, struct target_iden
 
 	r = target_identify_as(path, o->kind, &id, msg, sizeof(msg));
 	if (r < 0) {
-		setmsg(rec->msg, sizeof(rec->msg), "identify: %s", msg);
+		msg_set(rec->msg, sizeof(rec->msg), "identify: %s", msg);
 		return rec->err = r;
 	}
 	if (id_out)
@@ -1133,22 +1126,22 @@ int erase_drive(const char *path, const struct erase_opts *o, struct target_iden
 		rec->plan.requested = ERASE_NONE;
 		rec->plan.chain[0] = ERASE_NONE;
 		rec->plan.n_chain = 1;
-		setmsg(rec->msg, sizeof(rec->msg), "erase method none: nothing was erased");
+		msg_set(rec->msg, sizeof(rec->msg), "erase method none: nothing was erased");
 		return 0;
 	}
 	/* 1. the plan must name this very drive */
 	if (!o->want || !o->want[0]) {
-		setmsg(rec->msg, sizeof(rec->msg),
-		       "refusing to erase %s: the plan does not name the drive (serial, EUI64, "
-		       "NGUID or WWN)",
-		       target_describe(&id, desc, sizeof(desc)));
+		msg_set(rec->msg, sizeof(rec->msg),
+			"refusing to erase %s: the plan does not name the drive (serial, EUI64, "
+			"NGUID or WWN)",
+			target_describe(&id, desc, sizeof(desc)));
 		return rec->err = -EPERM;
 	}
 	if (target_match(&id, o->want) == TARGET_MATCH_NONE) {
-		setmsg(rec->msg, sizeof(rec->msg),
-		       "identity mismatch, refusing to erase: the plan names \"%s\" but the drive "
-		       "is %s",
-		       o->want, target_describe(&id, desc, sizeof(desc)));
+		msg_set(rec->msg, sizeof(rec->msg),
+			"identity mismatch, refusing to erase: the plan names \"%s\" but the drive "
+			"is %s",
+			o->want, target_describe(&id, desc, sizeof(desc)));
 		return rec->err = -EPERM;
 	}
 	/* 2. what would run, and how far it reaches */
@@ -1158,9 +1151,9 @@ int erase_drive(const char *path, const struct erase_opts *o, struct target_iden
 
 		a->method = o->method;
 		a->err = r;
-		setmsg(a->msg, sizeof(a->msg), "%s", msg);
+		msg_set(a->msg, sizeof(a->msg), "%s", msg);
 		rec->plan = plan;
-		setmsg(rec->msg, sizeof(rec->msg), "%s", msg);
+		msg_set(rec->msg, sizeof(rec->msg), "%s", msg);
 		return rec->err = r;
 	}
 	/* 3. in use? */
@@ -1168,15 +1161,15 @@ int erase_drive(const char *path, const struct erase_opts *o, struct target_iden
 	if (r != 0) {
 		rec->plan = plan;
 		if (r < 0) {
-			setmsg(rec->msg, sizeof(rec->msg),
-			       "refusing to erase %s: cannot check whether it is in use: %s",
-			       id.path, strerror(-r));
+			msg_set(rec->msg, sizeof(rec->msg),
+				"refusing to erase %s: cannot check whether it is in use: %s",
+				id.path, strerror(-r));
 			return rec->err = r;
 		}
-		setmsg(rec->msg, sizeof(rec->msg), "refusing to erase %s: in use: %s%s%s%s%s",
-		       id.path, u.reason[0], u.count > 1 ? "; " : "",
-		       u.count > 1 ? u.reason[1] : "", u.count > 2 ? "; " : "",
-		       u.count > 2 ? u.reason[2] : "");
+		msg_set(rec->msg, sizeof(rec->msg), "refusing to erase %s: in use: %s%s%s%s%s",
+			id.path, u.reason[0], u.count > 1 ? "; " : "",
+			u.count > 1 ? u.reason[1] : "", u.count > 2 ? "; " : "",
+			u.count > 2 ? u.reason[2] : "");
 		return rec->err = -EBUSY;
 	}
 	/* 4. exclusive open, 5. and the same drive behind the descriptor */
@@ -1184,9 +1177,9 @@ int erase_drive(const char *path, const struct erase_opts *o, struct target_iden
 	r = target_open(open_path, true, &fd);
 	if (r < 0) {
 		rec->plan = plan;
-		setmsg(rec->msg, sizeof(rec->msg), "refusing to erase %s: open: %s%s", open_path,
-		       strerror(-r),
-		       r == -EBUSY ? " (O_EXCL: mounted or claimed by another holder)" : "");
+		msg_set(rec->msg, sizeof(rec->msg), "refusing to erase %s: open: %s%s", open_path,
+			strerror(-r),
+			r == -EBUSY ? " (O_EXCL: mounted or claimed by another holder)" : "");
 		return rec->err = r;
 	}
 	r = target_identify_fd(fd, open_path, id.kind == TARGET_NVME ? TARGET_NVME : o->kind,
@@ -1195,9 +1188,9 @@ int erase_drive(const char *path, const struct erase_opts *o, struct target_iden
 	    target_match(&again, o->want) == TARGET_MATCH_NONE) {
 		close(fd);
 		rec->plan = plan;
-		setmsg(rec->msg, sizeof(rec->msg),
-		       "refusing to erase: %s changed between identify and open%s%s", open_path,
-		       r < 0 ? ": " : "", r < 0 ? msg : "");
+		msg_set(rec->msg, sizeof(rec->msg),
+			"refusing to erase: %s changed between identify and open%s%s", open_path,
+			r < 0 ? ": " : "", r < 0 ? msg : "");
 		return rec->err = r < 0 ? r : -ESTALE;
 	}
 	/* keep the name the operator used, but the ids read through this descriptor */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "msg.h"
 #include "parse.h"
 #include "profile.h"
 
@@ -31,20 +32,6 @@ static const struct builtin builtins[] = {
 	{"webserver", PROFILE_RANDOM, 100,
 	 "512/22:1k/15:2k/8:4k/23:8k/15:16k/2:32k/6:64k/7:128k/1:512k/1"},
 };
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 int profile_builtin(const char *name, struct profile *ret)
 {
@@ -109,16 +96,16 @@ int profile_parse_bssplit(const char *s, struct profile *p, char *err, size_t er
 	const char *cur;
 
 	if (!s || !*s) {
-		seterr(err, errlen,
-		       "bssplit is empty; expected SIZE/PERCENT[:SIZE/PERCENT...], "
-		       "e.g. 4k/60:64k/40");
+		msg_set(err, errlen,
+			"bssplit is empty; expected SIZE/PERCENT[:SIZE/PERCENT...], "
+			"e.g. 4k/60:64k/40");
 		return -EINVAL;
 	}
 	if (strchr(s, ',')) {
-		seterr(err, errlen,
-		       "bssplit '%s': separate read and write splits (',') are not "
-		       "supported; expected SIZE/PERCENT[:SIZE/PERCENT...]",
-		       s);
+		msg_set(err, errlen,
+			"bssplit '%s': separate read and write splits (',') are not "
+			"supported; expected SIZE/PERCENT[:SIZE/PERCENT...]",
+			s);
 		return -EINVAL;
 	}
 	for (cur = s;;) {
@@ -129,13 +116,13 @@ int profile_parse_bssplit(const char *s, struct profile *p, char *err, size_t er
 		char *slash;
 
 		if (n == PROFILE_BS_MAX) {
-			seterr(err, errlen, "bssplit '%s': more than %d sizes", s, PROFILE_BS_MAX);
+			msg_set(err, errlen, "bssplit '%s': more than %d sizes", s, PROFILE_BS_MAX);
 			return -EINVAL;
 		}
 		if (!len || len >= sizeof(entry)) {
-			seterr(err, errlen,
-			       "bssplit '%s': entry %u is %s; expected SIZE/PERCENT, e.g. 4k/60", s,
-			       n + 1, len ? "too long" : "empty");
+			msg_set(err, errlen,
+				"bssplit '%s': entry %u is %s; expected SIZE/PERCENT, e.g. 4k/60",
+				s, n + 1, len ? "too long" : "empty");
 			return -EINVAL;
 		}
 		memcpy(entry, cur, len);
@@ -145,32 +132,32 @@ int profile_parse_bssplit(const char *s, struct profile *p, char *err, size_t er
 			*slash = '\0';
 		else if (colon || n) {
 			/* a bare size is only "all of it", as the whole split */
-			seterr(err, errlen,
-			       "bssplit '%s': entry %u '%s' has no percentage; expected "
-			       "SIZE/PERCENT, e.g. 4k/60",
-			       s, n + 1, entry);
+			msg_set(err, errlen,
+				"bssplit '%s': entry %u '%s' has no percentage; expected "
+				"SIZE/PERCENT, e.g. 4k/60",
+				s, n + 1, entry);
 			return -EINVAL;
 		}
 		if (parse_size(entry, &size) || size == 0 || size > PROFILE_BS_MAX_BYTES) {
-			seterr(err, errlen,
-			       "bssplit '%s': entry %u: '%s' is not a transfer size; "
-			       "expected 1 byte to 16m, e.g. 512, 4k, 128k",
-			       s, n + 1, entry);
+			msg_set(err, errlen,
+				"bssplit '%s': entry %u: '%s' is not a transfer size; "
+				"expected 1 byte to 16m, e.g. 512, 4k, 128k",
+				s, n + 1, entry);
 			return -EINVAL;
 		}
 		if (slash && parse_share(slash + 1, &share)) {
-			seterr(err, errlen,
-			       "bssplit '%s': entry %u: '%s' is not a percentage; expected "
-			       "0 to 100 with at most two decimals",
-			       s, n + 1, slash + 1);
+			msg_set(err, errlen,
+				"bssplit '%s': entry %u: '%s' is not a percentage; expected "
+				"0 to 100 with at most two decimals",
+				s, n + 1, slash + 1);
 			return -EINVAL;
 		}
 		for (unsigned int i = 0; i < n; i++)
 			if (bs[i].size_bytes == size) {
-				seterr(err, errlen,
-				       "bssplit '%s': size %s appears twice; expected each "
-				       "size once",
-				       s, entry);
+				msg_set(err, errlen,
+					"bssplit '%s': size %s appears twice; expected each "
+					"size once",
+					s, entry);
 				return -EINVAL;
 			}
 		bs[n].size_bytes = (uint32_t)size;
@@ -185,7 +172,7 @@ int profile_parse_bssplit(const char *s, struct profile *p, char *err, size_t er
 		char got[32];
 
 		format_share(got, sizeof(got), (uint32_t)(sum > UINT32_MAX ? UINT32_MAX : sum));
-		seterr(err, errlen, "bssplit '%s': percentages sum to %s; expected 100", s, got);
+		msg_set(err, errlen, "bssplit '%s': percentages sum to %s; expected 100", s, got);
 		return -EINVAL;
 	}
 	memcpy(p->bs, bs, n * sizeof(bs[0]));
@@ -215,10 +202,10 @@ int profile_parse_rw(const char *s, struct profile *p, char *err, size_t errlen)
 			p->read_share = rws[i].read_share;
 			return 0;
 		}
-	seterr(err, errlen,
-	       "rw '%s': expected read, write, randread, randwrite, rw, readwrite "
-	       "or randrw",
-	       s ? s : "");
+	msg_set(err, errlen,
+		"rw '%s': expected read, write, randread, randwrite, rw, readwrite "
+		"or randrw",
+		s ? s : "");
 	return -EINVAL;
 }
 
@@ -227,10 +214,10 @@ int profile_parse_rwmix(const char *s, struct profile *p, char *err, size_t errl
 	uint32_t share;
 
 	if (!s || parse_share(s, &share)) {
-		seterr(err, errlen,
-		       "rwmix '%s': expected the percentage of reads, 0 to 100 with at "
-		       "most two decimals",
-		       s ? s : "");
+		msg_set(err, errlen,
+			"rwmix '%s': expected the percentage of reads, 0 to 100 with at "
+			"most two decimals",
+			s ? s : "");
 		return -EINVAL;
 	}
 	p->read_share = share;
@@ -242,41 +229,42 @@ int profile_validate(const struct profile *p, char *err, size_t errlen)
 	uint64_t sum = 0;
 
 	if (p->pattern != PROFILE_RANDOM && p->pattern != PROFILE_SEQUENTIAL) {
-		seterr(err, errlen,
-		       "profile: unknown access pattern %d; expected random or "
-		       "sequential",
-		       (int)p->pattern);
+		msg_set(err, errlen,
+			"profile: unknown access pattern %d; expected random or "
+			"sequential",
+			(int)p->pattern);
 		return -EINVAL;
 	}
 	if (p->read_share > PROFILE_SHARE_SCALE) {
-		seterr(err, errlen, "profile: read share %u.%02u%% is over 100%%",
-		       p->read_share / 100, p->read_share % 100);
+		msg_set(err, errlen, "profile: read share %u.%02u%% is over 100%%",
+			p->read_share / 100, p->read_share % 100);
 		return -EINVAL;
 	}
 	if (p->nbs == 0 || p->nbs > PROFILE_BS_MAX) {
-		seterr(err, errlen, "profile: %u transfer sizes; expected 1 to %d", p->nbs,
-		       PROFILE_BS_MAX);
+		msg_set(err, errlen, "profile: %u transfer sizes; expected 1 to %d", p->nbs,
+			PROFILE_BS_MAX);
 		return -EINVAL;
 	}
 	for (unsigned int i = 0; i < p->nbs; i++) {
 		if (p->bs[i].size_bytes == 0 || p->bs[i].size_bytes > PROFILE_BS_MAX_BYTES) {
-			seterr(err, errlen,
-			       "profile: transfer size %u bytes; expected 1 byte to 16 MiB",
-			       p->bs[i].size_bytes);
+			msg_set(err, errlen,
+				"profile: transfer size %u bytes; expected 1 byte to 16 MiB",
+				p->bs[i].size_bytes);
 			return -EINVAL;
 		}
 		for (unsigned int j = 0; j < i; j++)
 			if (p->bs[j].size_bytes == p->bs[i].size_bytes) {
-				seterr(err, errlen, "profile: transfer size %u bytes appears twice",
-				       p->bs[i].size_bytes);
+				msg_set(err, errlen,
+					"profile: transfer size %u bytes appears twice",
+					p->bs[i].size_bytes);
 				return -EINVAL;
 			}
 		sum += p->bs[i].share;
 	}
 	if (sum != PROFILE_SHARE_SCALE) {
-		seterr(err, errlen,
-		       "profile: transfer size percentages sum to %llu.%02llu; expected 100",
-		       (unsigned long long)(sum / 100), (unsigned long long)(sum % 100));
+		msg_set(err, errlen,
+			"profile: transfer size percentages sum to %llu.%02llu; expected 100",
+			(unsigned long long)(sum / 100), (unsigned long long)(sum % 100));
 		return -EINVAL;
 	}
 	return 0;
@@ -288,7 +276,7 @@ int profile_align(struct profile *p, uint32_t lba_bytes, char *err, size_t errle
 	unsigned int n = 0;
 
 	if (!lba_bytes || (lba_bytes & (lba_bytes - 1))) {
-		seterr(err, errlen, "logical block size %u is not a power of two", lba_bytes);
+		msg_set(err, errlen, "logical block size %u is not a power of two", lba_bytes);
 		return -EINVAL;
 	}
 	for (unsigned int i = 0; i < p->nbs && i < PROFILE_BS_MAX; i++) {
@@ -298,10 +286,10 @@ int profile_align(struct profile *p, uint32_t lba_bytes, char *err, size_t errle
 		if (size < lba_bytes)
 			size = lba_bytes;
 		else if (size % lba_bytes) {
-			seterr(err, errlen,
-			       "transfer size %u bytes is not a multiple of the logical "
-			       "block size (%u bytes)",
-			       size, lba_bytes);
+			msg_set(err, errlen,
+				"transfer size %u bytes is not a multiple of the logical "
+				"block size (%u bytes)",
+				size, lba_bytes);
 			return -EINVAL;
 		}
 		for (j = 0; j < n; j++)

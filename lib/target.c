@@ -22,6 +22,7 @@
 
 #include "cleanup.h"
 #include "erase.h"
+#include "msg.h"
 #include "nvmex.h"
 #include "target.h"
 
@@ -48,18 +49,6 @@ static int __attribute__((format(printf, 3, 4))) fmt(char *buf, size_t len, cons
 	if ((size_t)n >= len)
 		return -ENAMETOOLONG;
 	return 0;
-}
-
-static void setmsg(char *msg, size_t len, const char *f, ...) __attribute__((format(printf, 3, 4)));
-static void setmsg(char *msg, size_t len, const char *f, ...)
-{
-	va_list ap;
-
-	if (!msg || !len)
-		return;
-	va_start(ap, f);
-	vsnprintf(msg, len, f, ap);
-	va_end(ap);
 }
 
 /* Copy with truncation (identifiers longer than the field are cut, never overflow). */
@@ -328,7 +317,7 @@ static int identify_nvme(int fd, const struct stat *st, const char *sysdir,
 	if (r == 0)
 		r = nvmex_identify_ns(fd, nsid, &n, &e);
 	if (r < 0) {
-		setmsg(msg, msg_len, "%s: %s", id->path, e.msg[0] ? e.msg : strerror(-r));
+		msg_set(msg, msg_len, "%s: %s", id->path, e.msg[0] ? e.msg : strerror(-r));
 		return r;
 	}
 	id->kind = TARGET_NVME;
@@ -412,7 +401,7 @@ static int identify_block(int fd, const struct stat *st, const char *sysdir, con
 	if (ioctl(fd, BLKGETSIZE64, &size) < 0 || ioctl(fd, BLKSSZGET, &ssz) < 0) {
 		int r = -errno;
 
-		setmsg(msg, msg_len, "%s: cannot read size: %s", id->path, strerror(-r));
+		msg_set(msg, msg_len, "%s: cannot read size: %s", id->path, strerror(-r));
 		return r;
 	}
 	id->capacity_bytes = size;
@@ -496,19 +485,19 @@ int target_identify_fd(int fd, const char *path, enum target_kind kind, struct t
 	if (!path || !*path)
 		return -EINVAL;
 	if (strlen(path) >= sizeof(t.path)) {
-		setmsg(msg, msg_len, "%.64s...: path too long", path);
+		msg_set(msg, msg_len, "%.64s...: path too long", path);
 		return -ENAMETOOLONG;
 	}
 	copy_str(t.path, sizeof(t.path), path);
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
-		setmsg(msg, msg_len, "%s: %s", path, strerror(-r));
+		msg_set(msg, msg_len, "%s: %s", path, strerror(-r));
 		return r;
 	}
 
 	if (S_ISREG(st.st_mode)) {
 		if (kind == TARGET_BLOCK) {
-			setmsg(msg, msg_len, "%s: a regular file, not a block device", path);
+			msg_set(msg, msg_len, "%s: a regular file, not a block device", path);
 			return -ENOTBLK;
 		}
 		if (kind == TARGET_NVME) {
@@ -523,7 +512,7 @@ int target_identify_fd(int fd, const char *path, enum target_kind kind, struct t
 		bool blk = S_ISBLK(st.st_mode);
 
 		if (kind == TARGET_FILE) {
-			setmsg(msg, msg_len, "%s: a device, not a regular file", path);
+			msg_set(msg, msg_len, "%s: a device, not a regular file", path);
 			return -EINVAL;
 		}
 		r = fmt(sysdir, sizeof(sysdir), "%s/dev/%s/%u:%u", sys_default,
@@ -531,17 +520,17 @@ int target_identify_fd(int fd, const char *path, enum target_kind kind, struct t
 		if (r == 0)
 			r = link_base(sysdir, t.name, sizeof(t.name));
 		if (r < 0) {
-			setmsg(msg, msg_len, "%s: not found in sysfs: %s", path, strerror(-r));
+			msg_set(msg, msg_len, "%s: not found in sysfs: %s", path, strerror(-r));
 			return r;
 		}
 		if (fmt(p, sizeof(p), "%s/partition", sysdir) == 0 && path_exists(p)) {
-			setmsg(msg, msg_len, "%s: %s is a partition; plateau takes whole drives",
-			       path, t.name);
+			msg_set(msg, msg_len, "%s: %s is a partition; plateau takes whole drives",
+				path, t.name);
 			return -EINVAL;
 		}
 		if (!blk && !is_ng_name(t.name)) {
-			setmsg(msg, msg_len, "%s: character device %s is not an NVMe namespace",
-			       path, t.name);
+			msg_set(msg, msg_len, "%s: character device %s is not an NVMe namespace",
+				path, t.name);
 			return -ENOTBLK;
 		}
 		if (!blk || kind == TARGET_NVME ||
@@ -550,7 +539,7 @@ int target_identify_fd(int fd, const char *path, enum target_kind kind, struct t
 		else
 			r = identify_block(fd, &st, sysdir, t.name, &t, msg, msg_len);
 	} else {
-		setmsg(msg, msg_len, "%s: not a drive or regular file", path);
+		msg_set(msg, msg_len, "%s: not a drive or regular file", path);
 		return -EINVAL;
 	}
 	if (r < 0)
@@ -570,7 +559,7 @@ int target_identify_as(const char *path, enum target_kind kind, struct target_id
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
-		setmsg(msg, msg_len, "%s: %s", path, strerror(-r));
+		msg_set(msg, msg_len, "%s: %s", path, strerror(-r));
 		return r;
 	}
 	return target_identify_fd(fd, path, kind, id, msg, msg_len);
