@@ -135,9 +135,9 @@ ok $? "once they close, the daemon serves again"
 
 # --- a peer that is neither root nor in the plateau group ---
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
-	skip 9 "needs root and setpriv to act as another user"
+	skip 10 "needs root and setpriv to act as another user"
 elif getent group plateau | grep -qE '(:|,)nobody(,|$)'; then
-	skip 9 "nobody is in the plateau group here"
+	skip 10 "nobody is in the plateau group here"
 else
 	asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 	chmod 0755 "$W"
@@ -167,7 +167,9 @@ else
 	# user) serves that user, and still nobody else
 	NB=$W/nobody
 	mkdir -p "$NB" && chown 65534:65534 "$NB"
-	asnobody "$PLATEAUD" --db "$NB/p.db" --socket "$NB/ctl.sock" >>"$LOG" 2>&1 &
+	# (setpriv directly, not through the function: $! is then plateaud)
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PLATEAUD" --db "$NB/p.db" --socket "$NB/ctl.sock" >>"$LOG" 2>&1 &
 	nbpid=$!
 	track "$nbpid"
 	nb_up() { asnobody "$PLATEAU" --socket "$NB/ctl.sock" status >/dev/null 2>&1; }
@@ -179,7 +181,8 @@ else
 	like "$out" '^\{"ok":false,"error":"permission denied: ' \
 		"  and refuses uid 65533 through a 0666 socket"
 	kill "$nbpid" 2>/dev/null
-	wait "$nbpid" 2>/dev/null
+	wait "$nbpid"
+	is "$?" 0 "  nobody's plateaud exits 0 on SIGTERM"
 	chmod 0700 "$W"
 fi
 
