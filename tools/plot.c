@@ -32,7 +32,6 @@
 #include "judge.h"
 #include "parse.h"
 
-
 #define PLOT_WIDTH_MIN 20
 #define PLOT_WIDTH_MAX 1000
 #define PLOT_WIDTH_DEFAULT 80
@@ -47,7 +46,6 @@
 struct plot_pt {
 	double t_s;
 	double v;
-	bool partial;
 };
 
 struct plot_data {
@@ -61,6 +59,11 @@ struct plot_data {
 	double win_first_s, win_last_s;
 	size_t rounds;
 	int64_t bad_seq; /* a sample whose value is not a finite number >= 0 */
+	/* A partial sample after full rounds is the tail of a stopped or paused
+	 * phase, mostly the queue draining: a dip that is not the drive's.
+	 * Counted, not drawn (steady state never counts it either; `report`
+	 * does the same). */
+	size_t partial_skipped;
 };
 
 static int plot_collect(void *ctx, const struct sample *smp)
@@ -74,6 +77,10 @@ static int plot_collect(void *ctx, const struct sample *smp)
 	}
 	if (!d->t0_ns)
 		d->t0_ns = smp->start_ns;
+	if (smp->partial && d->rounds) {
+		d->partial_skipped++;
+		return 0;
+	}
 	/* a sample that ends before the phase's recorded start (a clock step)
 	 * is drawn at 0 rather than off the chart */
 	t_s = smp->end_ns > d->t0_ns ? (double)(smp->end_ns - d->t0_ns) / 1e9 : 0.0;
@@ -86,7 +93,7 @@ static int plot_collect(void *ctx, const struct sample *smp)
 		d->pts = p;
 		d->cap = cap;
 	}
-	d->pts[d->n++] = (struct plot_pt){.t_s = t_s, .v = v, .partial = smp->partial};
+	d->pts[d->n++] = (struct plot_pt){.t_s = t_s, .v = v};
 	if (!smp->partial) {
 		d->rounds++;
 		if (d->rounds == d->win_first)
@@ -698,9 +705,9 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 	struct cli_phase ph;
 	uint64_t phase_seq = 0, u;
 	char t_run[192], t_phase[192], t_metric[96], win_label[64], c1[128], c2[16], c3[64];
+	char skipped[48] = "";
 	const char *parts[3];
 	int64_t run_id, count;
-	size_t n_partial = 0;
 	struct store *s;
 	int opt, r, m;
 
@@ -789,32 +796,17 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 			      p->seq);
 		goto out;
 	}
-	/* A partial sample is the tail of a stopped phase, mostly the queue
-	 * draining: a dip that is not the drive's.  Not drawn when the phase has
-	 * full rounds (steady state never counts it either). */
-	if (d.rounds) {
-		size_t kept = 0;
 
-		for (size_t i = 0; i < d.n; i++)
-			if (!d.pts[i].partial)
-				d.pts[kept++] = d.pts[i];
-		n_partial = d.n - kept;
-		d.n = kept;
-	}
-
-	snprintf(t_run, sizeof(t_run), "run %lld%s%s", (long long)ph.run.id, *ph.run.name ? " " : "",
-		 plot_clean(c1, sizeof(c1), ph.run.name));
+	snprintf(t_run, sizeof(t_run), "run %lld%s%s", (long long)ph.run.id,
+		 *ph.run.name ? " " : "", plot_clean(c1, sizeof(c1), ph.run.name));
 	snprintf(t_phase, sizeof(t_phase), "phase %d %s%s%s", p->seq,
 		 plot_clean(c2, sizeof(c2), p->kind), *p->name ? " " : "",
 		 plot_clean(c3, sizeof(c3), p->name));
-	if (n_partial)
-		snprintf(t_metric, sizeof(t_metric), "%s (%s), %zu sample%s (%zu partial not drawn)",
-			 sample_metric_name(d.metric), sample_metric_unit(d.metric), d.n,
-			 d.n == 1 ? "" : "s", n_partial);
-	else
-		snprintf(t_metric, sizeof(t_metric), "%s (%s), %zu sample%s",
-			 sample_metric_name(d.metric), sample_metric_unit(d.metric), d.n,
-			 d.n == 1 ? "" : "s");
+	if (d.partial_skipped)
+		snprintf(skipped, sizeof(skipped), " (%zu partial not drawn)", d.partial_skipped);
+	snprintf(t_metric, sizeof(t_metric), "%s (%s), %zu sample%s%s",
+		 sample_metric_name(d.metric), sample_metric_unit(d.metric), d.n,
+		 d.n == 1 ? "" : "s", skipped);
 	parts[0] = t_run;
 	parts[1] = t_phase;
 	parts[2] = t_metric;
