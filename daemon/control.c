@@ -412,18 +412,9 @@ static void do_start(struct client *c, json_object *req)
 		client_error(c, "%s", err);
 		goto out;
 	}
-	ret = manager_start_run(c->m, run_id, err, sizeof(err));
-	if (ret) {
-		json_object_put(o);
-		client_error(c, "run %lld recorded but not started: %s", (long long)run_id, err);
-		goto out;
-	}
-	log_msg(5, "run %lld '%s' started on %s by uid %u", (long long)run_id, plan.name,
-		plan.device, (unsigned)c->uid);
 	{
 		/* run-created is stored by runner_create_run(); the journal and the
-		 * hooks hear of it here */
-		struct drun *r = manager_find_run(c->m, run_id);
+		 * hooks hear of it when the run starts, before anything else of it */
 		char msg[1024];
 		struct runner_event ev = {
 			.run_id = run_id,
@@ -437,10 +428,15 @@ static void do_start(struct client *c, json_object *req)
 		snprintf(msg, sizeof(msg), "'%s' created: %zu phase%s on %s (%s %s), by uid %u",
 			 plan.name, plan.nphases, plan.nphases == 1 ? "" : "s", plan.device, id.model,
 			 id.serial, (unsigned)c->uid);
-		events_journal(&ev);
-		if (r)
-			events_queue_hooks(c->m, r, &ev);
+		ret = manager_start_run(c->m, run_id, &ev, err, sizeof(err));
 	}
+	if (ret) {
+		json_object_put(o);
+		client_error(c, "run %lld recorded but not started: %s", (long long)run_id, err);
+		goto out;
+	}
+	log_msg(5, "run %lld '%s' started on %s by uid %u", (long long)run_id, plan.name,
+		plan.device, (unsigned)c->uid);
 	json_object_object_add(o, "run", json_object_new_int64(run_id));
 	client_reply(c, o);
 	manager_notify_status(c->m);

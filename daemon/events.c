@@ -133,6 +133,7 @@ int events_hook_untrusted(const char *path, char *why, size_t len)
 
 struct hook_run {
 	struct manager *m;
+	struct hook_lane *lane;
 	pid_t pid;
 	char cmd[256];
 	char event[32];
@@ -173,6 +174,8 @@ static void events_queue_one(struct manager *m, const char *cmd, struct drun *r,
 		return;
 	j->argv0 = strdup(cmd);
 	j->envp = calloc(16, sizeof(char *));
+	j->run = (long long)ev->run_id;
+	snprintf(j->event, sizeof(j->event), "%s", ev->kind);
 	if (!j->argv0 || !j->envp) {
 		hook_job_free(j);
 		return;
@@ -233,16 +236,21 @@ static void hook_run_free(struct hook_run *h)
 	free(h);
 }
 
+static void events_pump(struct manager *m);
+
 static int on_hook_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 {
 	struct hook_run *h = userdata;
+	struct manager *m = h->m;
 
 	(void)s;
 	if (si->si_code != CLD_EXITED || si->si_status != 0)
 		log_msg(4, "hook %s for %s of run %lld %s %d, ignoring", h->cmd, h->event, h->run,
 			si->si_code == CLD_EXITED ? "exited with status" : "was killed by signal",
 			si->si_status);
+	h->lane->busy = false;
 	hook_run_free(h);
+	events_pump(m);
 	return 0;
 }
 
@@ -259,7 +267,9 @@ static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-static void events_spawn(struct manager *m, struct hook_job *j)
+/* true when the hook runs (and its lane waits for it), false when it could
+ * not be started: logged, and the lane goes on with the next call */
+static bool events_spawn(struct manager *m, struct hook_lane *lane, struct hook_job *j)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -271,8 +281,14 @@ static void events_spawn(struct manager *m, struct hook_job *j)
 	int r;
 
 	h = calloc(1, sizeof(*h));
-	if (!h)
-		return;
+	if (!h) {
+		log_msg(4, "hook %s for %s of run %lld: out of memory, ignoring", j->argv0,
+			j->event, j->run);
+		return false;
+	}
+	snprintf(h->cmd, sizeof(h->cmd), "%s", j->argv0);
+	snprintf(h->event, sizeof(h->event), "%s", j->event);
+	h->run = j->run;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawnattr_init(&attr);
@@ -286,28 +302,91 @@ static void events_spawn(struct manager *m, struct hook_job *j)
 	r = posix_spawn(&pid, j->argv0, &fa, &attr, argv, j->envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
-	for (size_t i = 0; j->envp[i]; i++)
-		if (!strncmp(j->envp[i], "PLATEAU_EVENT=", 14))
-			snprintf(h->event, sizeof(h->event), "%s", j->envp[i] + 14);
-		else if (!strncmp(j->envp[i], "PLATEAU_RUN=", 12))
-			h->run = atoll(j->envp[i] + 12);
-	snprintf(h->cmd, sizeof(h->cmd), "%s", j->argv0);
 	if (r) {
 		log_msg(4, "hook %s for %s of run %lld: %s, ignoring", h->cmd, h->event, h->run,
 			strerror(r));
 		free(h);
-		return;
+		return false;
 	}
 	h->m = m;
+	h->lane = lane;
 	h->pid = pid;
 	sd_event_now(m->event, CLOCK_MONOTONIC, &now);
 	if (sd_event_add_child(m->event, &h->child, pid, WEXITED, on_hook_exit, h) < 0 ||
 	    sd_event_add_time(m->event, &h->timer, CLOCK_MONOTONIC,
 			      now + m->hook_timeout_ns / 1000, 0, on_hook_timeout, h) < 0) {
-		log_msg(4, "hook %s: cannot watch pid %d, ignoring", h->cmd, (int)pid);
-		(void)waitpid(pid, NULL, WNOHANG);
+		/* unwatched, it would hold its lane for ever: stop it now */
+		log_msg(4, "hook %s for %s of run %lld: cannot watch pid %d, killed", h->cmd,
+			h->event, h->run, (int)pid);
+		(void)kill(-pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
 		hook_run_free(h);
+		return false;
 	}
+	return true;
+}
+
+/* Start the next call of every idle lane; free the lanes left empty. */
+static void events_pump(struct manager *m)
+{
+	struct hook_lane **pp = &m->lanes;
+
+	while (*pp) {
+		struct hook_lane *l = *pp;
+
+		while (!l->busy && l->head) {
+			struct hook_job *j = l->head;
+
+			l->head = j->next;
+			if (!l->head)
+				l->tail = NULL;
+			l->nqueued--;
+			l->busy = events_spawn(m, l, j);
+			hook_job_free(j);
+		}
+		if (!l->busy && !l->head) {
+			*pp = l->next;
+			free(l);
+			continue;
+		}
+		pp = &l->next;
+	}
+}
+
+static void events_lane_add(struct manager *m, struct hook_job *j)
+{
+	struct hook_lane *l;
+
+	for (l = m->lanes; l; l = l->next)
+		if (l->run == j->run && !strcmp(l->cmd, j->argv0))
+			break;
+	if (!l) {
+		l = calloc(1, sizeof(*l));
+		if (!l) {
+			log_msg(4, "hook %s for %s of run %lld: out of memory, ignoring", j->argv0,
+				j->event, j->run);
+			hook_job_free(j);
+			return;
+		}
+		snprintf(l->cmd, sizeof(l->cmd), "%s", j->argv0);
+		l->run = j->run;
+		l->next = m->lanes;
+		m->lanes = l;
+	}
+	if (l->nqueued >= PLATEAUD_HOOK_QUEUE_MAX) {
+		log_msg(4, "hook %s: %zu calls for run %lld already wait behind a running one: "
+			   "%s not passed on",
+			l->cmd, l->nqueued, j->run, j->event);
+		hook_job_free(j);
+		return;
+	}
+	j->next = NULL;
+	if (l->tail)
+		l->tail->next = j;
+	else
+		l->head = j;
+	l->tail = j;
+	l->nqueued++;
 }
 
 void events_run_hooks(struct manager *m)
@@ -329,9 +408,29 @@ void events_run_hooks(struct manager *m)
 	while (rev) {
 		struct hook_job *n = rev->next;
 
-		events_spawn(m, rev);
-		hook_job_free(rev);
+		events_lane_add(m, rev);
 		rev = n;
+	}
+	events_pump(m);
+}
+
+void events_drop_hooks(struct manager *m)
+{
+	events_run_hooks(m);
+	while (m->lanes) {
+		struct hook_lane *l = m->lanes;
+
+		if (l->nqueued)
+			log_msg(4, "hook %s: %zu calls for run %lld not made: plateaud is stopping",
+				l->cmd, l->nqueued, l->run);
+		while (l->head) {
+			struct hook_job *j = l->head;
+
+			l->head = j->next;
+			hook_job_free(j);
+		}
+		m->lanes = l->next;
+		free(l);
 	}
 }
 

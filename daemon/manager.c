@@ -135,7 +135,8 @@ static void drun_free(struct drun *r)
 	free(r);
 }
 
-int manager_start_run(struct manager *m, int64_t run_id, char *err, size_t errlen)
+int manager_start_run(struct manager *m, int64_t run_id, const struct runner_event *created,
+		      char *err, size_t errlen)
 {
 	struct store_run run = { 0 };
 	struct plan plan;
@@ -171,6 +172,11 @@ int manager_start_run(struct manager *m, int64_t run_id, char *err, size_t errle
 	}
 	plan_free(&plan);
 	store_run_clear(&run);
+	/* before the thread exists, so its run-started comes after */
+	if (created) {
+		events_journal(created);
+		events_queue_hooks(m, r, created);
+	}
 	ret = store_open(m->db_path, 0, &r->store, err, errlen);
 	if (!ret && runner_new(r->store, run_id, &drun_ops, r, &r->runner))
 		ret = -ENOMEM;
@@ -327,7 +333,7 @@ static int manager_resume_one(void *ctx, const struct store_run *run)
 
 	log_msg(5, "resuming run %lld '%s' (%s) on %s", (long long)run->id, run->name, run->state,
 		run->drive.path);
-	if (manager_start_run(m, run->id, err, sizeof(err)))
+	if (manager_start_run(m, run->id, NULL, err, sizeof(err)))
 		log_msg(3, "run %lld cannot resume: %s", (long long)run->id, err);
 	return 0;
 }

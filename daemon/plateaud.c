@@ -362,6 +362,7 @@ int main(int argc, char **argv)
 	r = sd_event_loop(m->event);
 	if (r < 0)
 		log_msg(3, "event loop failed: %s", strerror(-r));
+	events_drop_hooks(m);
 	if (!m->socket_activated && m->listen_fd >= 0) {
 		struct stat st;
 

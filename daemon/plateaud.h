@@ -26,6 +26,8 @@
 #define PLATEAUD_CLIENTS_MAX 64
 #define PLATEAUD_CLIENT_IDLE_NS (60LL * 1000000000LL)
 #define PLATEAUD_HOOK_TIMEOUT_NS (30ULL * 1000000000ULL)
+/* calls of one hook for one run waiting behind a running one; beyond, dropped */
+#define PLATEAUD_HOOK_QUEUE_MAX 64
 
 struct manager;
 
@@ -72,6 +74,22 @@ struct hook_job {
 	struct hook_job *next;
 	char *argv0;
 	char **envp;
+	long long run;
+	char event[32];
+};
+
+/*
+ * The calls of one hook for one run, in the order the events happened: the
+ * next starts when the one before has exited or been killed, so an alert
+ * never hears "steady lost" before "steady reached".  Loop thread only.
+ */
+struct hook_lane {
+	struct hook_lane *next;
+	char cmd[256];
+	long long run;
+	bool busy;
+	size_t nqueued;
+	struct hook_job *head, *tail;
 };
 
 struct manager {
@@ -97,7 +115,8 @@ struct manager {
 	size_t nclients;
 	bool stopping;
 	pthread_mutex_t hook_lock;
-	struct hook_job *hooks;
+	struct hook_job *hooks; /* queued by any thread, newest first */
+	struct hook_lane *lanes;
 	pthread_mutex_t prom_lock;
 	int64_t started_ns;
 };
@@ -109,7 +128,10 @@ void log_msg(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 bool log_is_journal(void);
 
 /* manager.c */
-int manager_start_run(struct manager *m, int64_t run_id, char *err, size_t errlen);
+/* created: the run-created event to journal and hand to the hooks before
+ * the run's thread can report anything (NULL when resuming) */
+int manager_start_run(struct manager *m, int64_t run_id, const struct runner_event *created,
+		      char *err, size_t errlen);
 struct drun *manager_find_run(struct manager *m, int64_t run_id);
 struct drun *manager_find_device(struct manager *m, const char *device, const char *serial);
 void manager_wake(struct manager *m);
@@ -125,6 +147,9 @@ void events_journal(const struct runner_event *ev);
 const char *events_message_id(const char *kind);
 void events_queue_hooks(struct manager *m, struct drun *r, const struct runner_event *ev);
 void events_run_hooks(struct manager *m);
+/* at exit: log and free the calls still waiting (the running ones are the
+ * service's to kill) */
+void events_drop_hooks(struct manager *m);
 /* 0 when a plan's hook may run as root, else -EPERM and why */
 int events_hook_untrusted(const char *path, char *why, size_t len);
 void events_write_prom(struct manager *m);

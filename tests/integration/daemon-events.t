@@ -5,8 +5,11 @@
 #   - the daemon's hook (--hook) runs once per event with the event in
 #     PLATEAU_* variables (run-started, steady-reached with its evidence,
 #     run-done, ...); a plan's own hook ([run] hook) runs too, for its run;
+#   - the calls of one hook for one run come one at a time, in the order the
+#     events happened (an alert never hears steady-lost before steady-reached);
 #   - a hook that outlives --hook-timeout is killed, with its children, and
-#     logged; one that fails is logged; neither holds up the run;
+#     logged; one that fails is logged; neither holds up the run, only the
+#     later calls of that hook for that run;
 #   - the Prometheus textfile (--prometheus-file) exists while a run runs,
 #     in the text exposition format, with plateau_iops for the run, and
 #     does not go on reporting a run that is over as running.
@@ -17,6 +20,12 @@ HOOKLOG=$W/hook.log
 cat >"$W/hook.sh" <<EOF
 #!/bin/sh
 # one record per call: every PLATEAU_* variable, then a separator
+if [ "\$PLATEAU_RUN_NAME" = events-a ]; then
+	# two calls at once would find the directory there
+	mkdir "$W/inhook" 2>/dev/null || echo "\$PLATEAU_EVENT" >>"$W/overlap"
+	sleep 0.05
+	rmdir "$W/inhook"
+fi
 { env | grep '^PLATEAU_' | sort; echo "PID=\$\$"; echo ---; } >>"$HOOKLOG"
 if [ "\$PLATEAU_RUN_NAME" = events-slow ]; then
 	case \$PLATEAU_EVENT in
@@ -110,9 +119,10 @@ is "$out" "run 1 done" "run 1 completes"
 wait_for 10 "the run-done hook of run 1" hooked run-done 1
 ok $? "the hook ran for run-done"
 ok "$(hooked steady-reached 1 && echo 0 || echo 1)" "the hook ran for steady-reached"
-db_kinds=$(sql "SELECT kind FROM events WHERE run_id = 1 ORDER BY kind;" | tr '\n' ' ')
-hook_kinds=$(awk '/^PLATEAU_EVENT=/ { print substr($0, 15) }' "$HOOKLOG" | sort | tr '\n' ' ')
-is "$hook_kinds" "$db_kinds" "the hook ran exactly once for every event of the run (run-created included)"
+db_kinds=$(sql "SELECT kind FROM events WHERE run_id = 1 ORDER BY id;" | tr '\n' ' ')
+hook_kinds=$(awk '/^PLATEAU_EVENT=/ { print substr($0, 15) }' "$HOOKLOG" | tr '\n' ' ')
+is "$hook_kinds" "$db_kinds" "the hook ran exactly once for every event of the run (run-created included), in their order"
+is "$(cat "$W/overlap" 2>/dev/null)" "" "  one call at a time"
 is "$(hook_field run-done PLATEAU_RUN)" 1 "PLATEAU_RUN"
 is "$(hook_field run-done PLATEAU_RUN_NAME)" events-a "PLATEAU_RUN_NAME"
 is "$(hook_field run-done PLATEAU_DEVICE)" "$f" "PLATEAU_DEVICE"
@@ -170,12 +180,14 @@ ok $? "nothing of the slow hook survives (its 'sleep 30' child included)" ||
 	diag "left: $(pgrep -a -g "$slow" 2>/dev/null)"
 wait_for 5 "the failing hook to be logged" grep -q "run-done of run 2 exited with status 3" "$LOG"
 ok $? "a hook that exits 3 is logged"
+like "$(cat "$LOG")" "run-started of run 2 ran past its time limit: killed.*run-done of run 2 exited with status 3" \
+	"  the run's later calls waited for the slow one to be killed"
 wait_for 5 "the plan's hook for run-done" grep -q "^2 run-done$" "$W/planhook.log"
 ok $? "the plan's own hook runs for its run"
 is "$(grep -c '^1 ' "$W/planhook.log")" 0 "the plan's hook does not run for other runs"
-is "$(awk '{ print $2 }' "$W/planhook.log" | sort | tr '\n' ' ')" \
-	"$(sql "SELECT kind FROM events WHERE run_id = 2 ORDER BY kind;" | tr '\n' ' ')" \
-	"the plan's hook ran once for every event of its run"
+is "$(awk '{ print $2 }' "$W/planhook.log" | tr '\n' ' ')" \
+	"$(sql "SELECT kind FROM events WHERE run_id = 2 ORDER BY id;" | tr '\n' ' ')" \
+	"the plan's hook ran once for every event of its run, in their order"
 check_run 2
 
 # a plan's hook runs as root: one that others could have written is refused
@@ -196,4 +208,25 @@ is "$(sql 'SELECT count(*) FROM runs;')" 2 "  and no run was recorded"
 ok "$(kill -0 "$DPID" 2>/dev/null && echo 0 || echo 1)" "plateaud is still running"
 daemon_term 10
 is "$DSTATUS" 0 "plateaud exits 0"
+
+# --- run 3: calls still waiting behind a hung hook when plateaud stops ---
+rm -f "$W/slow.pid"
+daemon_start --hook "$W/hook.sh" --hook-timeout 60s
+ok $? "plateaud starts again, hook time limit 60 s"
+sed "s|^name = .*|name = events-slow|" "$W/b.plan" >"$W/d.plan"
+is "$(pctl start "$W/d.plan" 2>&1)" "run 3 started" "run 3 starts (its run-started hook sleeps 30 s)"
+wait_for 10 "the slow hook to start" test -s "$W/slow.pid"
+slow=$(cat "$W/slow.pid" 2>/dev/null)
+[ -n "$slow" ] && track_pgid "$slow"
+is "$(timeout 60 "$PLATEAU" --db "$DB" wait 3 --timeout 40s 2>&1)" "run 3 done" \
+	"run 3 completes while its first hook call hangs"
+wait_for 5 "the plan's hook for run-done of run 3" grep -q "^3 run-done$" "$W/planhook.log"
+ok $? "  the plan's hook, another lane, heard every event meanwhile"
+is "$(hook_records phase-started 3) $(hook_records run-done 3)" "0 0" \
+	"  the daemon's hook, meanwhile, had no call for run 3 after the hung one"
+n3=$(sql "SELECT count(*) FROM events WHERE run_id = 3;")
+daemon_term 10
+is "$DSTATUS" 0 "plateaud exits 0 with hook calls waiting"
+like "$(cat "$LOG")" "hook $W/hook.sh: $((n3 - 2)) calls for run 3 not made: plateaud is stopping" \
+	"  the calls that never ran are logged, counted ($((n3 - 2)) of $n3: run-created ran, run-started hangs)"
 done_testing
