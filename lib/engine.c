@@ -93,6 +93,8 @@ struct worker {
 	unsigned int idx;
 	unsigned int inflight;
 	unsigned int pending; /* SQEs prepared, not yet submitted */
+	unsigned int hung;    /* I/Os given up on: their memory is never freed */
+	uint64_t hung_check_ns;
 	bool stopping;
 	bool fixed_file;
 	bool fixed_bufs;
@@ -119,6 +121,7 @@ struct worker {
 	_Alignas(CACHELINE) _Atomic uint64_t gen_ack;
 	_Atomic uint64_t lw;
 	_Atomic bool exited;
+	_Atomic bool gone;
 	_Alignas(CACHELINE) struct wstats stats[2];
 };
 
@@ -143,6 +146,7 @@ struct engine {
 	uint64_t stream_end;
 	uint64_t total_bytes;
 	uint64_t interval_ns;
+	uint64_t io_timeout_ns;
 	_Atomic uint64_t deadline_ns; /* CLOCK_MONOTONIC; moved to the ramp's real end */
 	uint64_t wake_ns;
 	unsigned int complete_min;
@@ -560,6 +564,50 @@ static void worker_switch(struct worker *w, uint64_t g)
 	atomic_store_explicit(&w->gen_ack, g, memory_order_release);
 }
 
+/*
+ * Once a second: an I/O outstanding for io_timeout_ns is hung.  Nothing can
+ * take it back from the kernel (a cancel does not reach a request the
+ * device holds, and a task blocked in the kernel does not wake for it), so
+ * the thread gives up on all it has in flight, counts them as errors and
+ * stops the run.  Their buffers stay mapped for good: the kernel may still
+ * transfer into them when the device answers.
+ */
+static bool worker_hung(struct worker *w, uint64_t now)
+{
+	struct engine *e = w->e;
+	const struct slot *old = NULL;
+
+	w->hung_check_ns = now;
+	for (unsigned int i = 0; i < e->job.iodepth; i++) {
+		const struct slot *s = &w->slots[i];
+
+		if (s->active && (!old || s->submit_ns < old->submit_ns))
+			old = s;
+	}
+	if (!old || now - old->submit_ns < e->io_timeout_ns)
+		return false;
+	snprintf(w->setup_msg, sizeof(w->setup_msg),
+		 "%s at offset %llu (%u bytes) of %s not completed after %llu s: the device "
+		 "does not answer; %u I/O%s abandoned",
+		 old->dir == DIR_READ ? "read" : "write", (unsigned long long)old->off, old->len,
+		 e->path, (unsigned long long)((now - old->submit_ns) / NSEC_PER_SEC), w->inflight,
+		 w->inflight == 1 ? "" : "s");
+	w->setup_err = -ETIMEDOUT;
+	for (unsigned int i = 0; i < e->job.iodepth; i++) {
+		struct slot *s = &w->slots[i];
+
+		if (s->active) {
+			fail(w, s, ETIMEDOUT, now);
+			s->active = 0;
+		}
+	}
+	w->hung = w->inflight;
+	w->inflight = 0;
+	w->stopping = true;
+	engine_set_stop(e, ENGINE_STOP_ERROR);
+	return true;
+}
+
 static void worker_loop(struct worker *w)
 {
 	struct engine *e = w->e;
@@ -610,6 +658,8 @@ static void worker_loop(struct worker *w)
 			n++;
 		}
 		io_uring_cq_advance(&w->ring, n);
+		if (unlikely(now - w->hung_check_ns >= NSEC_PER_SEC) && worker_hung(w, now))
+			break;
 	}
 	w->last_ns = now;
 }
@@ -720,11 +770,13 @@ static void *worker_main(void *arg)
 		 * The ring is torn down asynchronously, and a registered file
 		 * would keep the O_EXCL claim on a block device until then: the
 		 * next job on the same device would see EBUSY.  Unregistering
-		 * drops the reference now.
+		 * drops the reference now.  Not with hung I/O: it holds the
+		 * file and buffers anyway, and an older kernel would wait for
+		 * it here.
 		 */
-		if (w->fixed_file)
+		if (w->fixed_file && !w->hung)
 			(void)io_uring_unregister_files(&w->ring);
-		if (w->fixed_bufs)
+		if (w->fixed_bufs && !w->hung)
 			(void)io_uring_unregister_buffers(&w->ring);
 		io_uring_queue_exit(&w->ring);
 		w->ring_ok = false;
@@ -732,6 +784,8 @@ static void *worker_main(void *arg)
 	atomic_store_explicit(&w->exited, true, memory_order_release);
 	if (atomic_fetch_sub(&e->running, 1) == 1 && e->sem_ok)
 		(void)sem_post(&e->wake);
+	/* the last touch of the engine: a hung thread is not joined */
+	atomic_store_explicit(&w->gone, true, memory_order_release);
 	return NULL;
 }
 
@@ -879,6 +933,7 @@ static void finish_result(struct engine *e, struct engine_result *res)
 		res->errors += w->errors_total;
 		res->requeued_again += w->requeued_again;
 		res->requeued_short += w->requeued_short;
+		res->hung += w->hung;
 		if (w->errors_total && (!first || w->first_err_ns < first->first_err_ns))
 			first = w;
 		if (w->setup_err && !res->msg[0])
@@ -1017,8 +1072,23 @@ int engine_run(struct engine *e, struct engine_result *res)
 		/* a slow callback makes one long sample, not a burst of short ones */
 		k = (mono_ns() - mstart) / e->interval_ns + 1;
 	}
-	for (unsigned int i = 0; i < e->job.threads; i++)
-		pthread_join(e->w[i]->tid, NULL);
+	/*
+	 * A thread that gave up on hung I/O cannot finish exiting: the kernel
+	 * waits for its io_uring workers, blocked with the I/O.  It is
+	 * detached instead of joined once its code no longer touches the
+	 * engine (gone), microseconds after it said it exited.
+	 */
+	for (unsigned int i = 0; i < e->job.threads; i++) {
+		struct worker *w = e->w[i];
+
+		if (!w->hung) {
+			pthread_join(w->tid, NULL);
+			continue;
+		}
+		while (!atomic_load_explicit(&w->gone, memory_order_acquire))
+			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		pthread_detach(w->tid);
+	}
 
 	finish_result(e, res);
 	res->elapsed_ns = prev - mstart;
@@ -1070,6 +1140,12 @@ static int validate_job(const struct engine_job *job, char *err, size_t errlen)
 		msg_set(err, errlen, "interval %llu ms: expected at least %llu ms",
 			(unsigned long long)(job->interval_ns / 1000000),
 			ENGINE_INTERVAL_MIN_NS / 1000000);
+		return -EINVAL;
+	}
+	if (job->io_timeout_ns && job->io_timeout_ns < ENGINE_IO_TIMEOUT_MIN_NS) {
+		msg_set(err, errlen, "io_timeout %llu ms: expected at least %llu ms",
+			(unsigned long long)(job->io_timeout_ns / 1000000),
+			ENGINE_IO_TIMEOUT_MIN_NS / 1000000);
 		return -EINVAL;
 	}
 	if (job->on_error != ENGINE_ERROR_STOP && job->on_error != ENGINE_ERROR_CONTINUE) {
@@ -1221,6 +1297,8 @@ static void engine_tables(struct engine *e)
 	/* 2^32 * share / scale: P(read) = read_share / scale within 2^-32 */
 	e->read_thresh = ((uint64_t)e->prof.read_share << 32) / PROFILE_SHARE_SCALE;
 	e->interval_ns = e->job.interval_ns ? e->job.interval_ns : ENGINE_INTERVAL_DEFAULT_NS;
+	e->io_timeout_ns =
+		e->job.io_timeout_ns ? e->job.io_timeout_ns : ENGINE_IO_TIMEOUT_DEFAULT_NS;
 	e->wake_ns = e->interval_ns / 4 < WAKE_MAX_NS ? e->interval_ns / 4 : WAKE_MAX_NS;
 	e->complete_min = e->job.complete_min ? e->job.complete_min : 1;
 	e->submit_batch = e->job.submit_batch ? e->job.submit_batch : SUBMIT_BATCH_DEFAULT;
@@ -1356,7 +1434,8 @@ void engine_free(struct engine *e)
 
 			if (!w)
 				continue;
-			if (w->mem)
+			/* hung I/O may still transfer into it (worker_hung()) */
+			if (w->mem && !w->hung)
 				munmap(w->mem, w->mem_len);
 			free(w->slots);
 			free(w);

@@ -44,6 +44,14 @@
 #define ENGINE_DEPTH_MAX 4096
 #define ENGINE_INTERVAL_MIN_NS 100000000ULL	  /* 100 ms */
 #define ENGINE_INTERVAL_DEFAULT_NS 60000000000ULL /* 60 s, METHOD.md */
+/*
+ * An I/O still outstanding after this long is hung.  Linux's NVMe driver
+ * times a command out after 30 s (nvme_core.io_timeout), aborts it, resets
+ * the controller and retries (nvme_core.max_retries, 5): a drive the kernel
+ * still deals with has answered or failed well within 5 minutes.
+ */
+#define ENGINE_IO_TIMEOUT_DEFAULT_NS 300000000000ULL
+#define ENGINE_IO_TIMEOUT_MIN_NS 1000000000ULL
 #define ENGINE_STAMP_GRANULE 4096U
 #define ENGINE_STAMP_MAGIC 0x31554145544c4150ULL /* "PLATEAU1" little endian */
 /* engine_job.ring_flags: pick the io_uring setup flags at run time */
@@ -222,6 +230,11 @@ struct engine_io {
  * @submit_batch: submit as soon as this many new I/Os are ready (1: each
  *                at once); 0 = auto
  * @no_register: do not register the file and buffers (for measurements)
+ * @io_timeout_ns: an I/O outstanding this long is hung: the run stops
+ *                 with -ETIMEDOUT and the thread gives up on every I/O it
+ *                 still has in flight (counted as errors, and in @hung of
+ *                 the result); >= ENGINE_IO_TIMEOUT_MIN_NS;
+ *                 0 = ENGINE_IO_TIMEOUT_DEFAULT_NS
  */
 struct engine_job {
 	const char *path;
@@ -248,6 +261,7 @@ struct engine_job {
 	unsigned int complete_min;
 	unsigned int submit_batch;
 	bool no_register;
+	uint64_t io_timeout_ns;
 };
 
 /**
@@ -277,8 +291,10 @@ struct engine_job {
  *          profile after alignment (engine_profile())
  * @hist: merged latency histograms of the whole measured run, per
  *        direction (SAMPLE_READ, SAMPLE_WRITE)
- * @msg: what failed, for the caller to print: a setup failure or the
- *       first I/O error ("write at offset 4198400 (4096 bytes): ...")
+ * @hung: I/Os given up on as hung (see @io_timeout_ns of the job); they
+ *        are counted in @errors too
+ * @msg: what failed, for the caller to print: a setup failure, hung I/O
+ *       or the first I/O error ("write at offset 4198400 (4096 bytes): ...")
  */
 struct engine_result {
 	uint64_t ios[2];
@@ -300,6 +316,7 @@ struct engine_result {
 	bool registered_buffers;
 	uint64_t bs_ios[PROFILE_BS_MAX];
 	struct hist hist[2];
+	uint64_t hung;
 	char msg[256];
 };
 
@@ -339,8 +356,11 @@ int engine_new(const struct engine_job *job, struct engine **ret, char *err, siz
  *
  * Return: 0 when the run ended normally (duration, bytes, fill done,
  * engine_stop(), on_sample); -first_errno when an I/O error stopped it
- * (@res holds everything measured up to then); another -errno when the
- * workers could not start (ring setup, memory; @res->msg says which).
+ * (@res holds everything measured up to then); -ETIMEDOUT when an I/O
+ * hung (job.io_timeout_ns): engine_run() returns without it, the
+ * engine's buffers then stay allocated until the process exits, as the
+ * kernel may still transfer into them; another -errno when the workers
+ * could not start (ring setup, memory; @res->msg says which).
  */
 int engine_run(struct engine *e, struct engine_result *res);
 
@@ -350,7 +370,7 @@ int engine_run(struct engine *e, struct engine_result *res);
  *
  * Async-signal-safe and callable from any thread, before or during
  * engine_run().  Workers stop issuing at their next loop iteration and
- * engine_run() returns once the in-flight I/O has completed.
+ * engine_run() returns once the in-flight I/O has completed (or hung).
  */
 void engine_stop(struct engine *e);
 

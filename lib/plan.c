@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "engine.h"
 #include "parse.h"
 #include "plan.h"
 
@@ -183,10 +184,13 @@ static int plan_run_key(struct plan_ctx *c, const char *key, const char *v)
 	} else if (!strcmp(key, "seed")) {
 		if (parse_u64(v, &p->seed))
 			return plan_bad(c, key, "a number", v);
+	} else if (!strcmp(key, "io_timeout")) {
+		return plan_duration(c, key, v, ENGINE_IO_TIMEOUT_MIN_NS, &p->io_timeout_ns);
 	} else {
 		return plan_fail(c, c->line,
 				 "[run] unknown field '%s' (expected device, serial, eui64, nguid, "
-				 "wwn, name, interval, footprint, offset, database, hook, seed)",
+				 "wwn, name, interval, footprint, offset, database, hook, seed, "
+				 "io_timeout)",
 				 key);
 	}
 	return 0;

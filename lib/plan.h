@@ -15,7 +15,7 @@
  * plan: a job file, fio-like INI (plateau.plan(5)).
  *
  *   [run]           device, serial | eui64 | nguid | wwn, name, interval,
- *                   footprint, offset, database, hook, seed
+ *                   footprint, offset, database, hook, seed, io_timeout
  *   [erase]         method, verify, deadline
  *   [fill]          passes, bs, iodepth, threads
  *   [precondition]  profile | rw + rwmix + bssplit, threads, iodepth,
@@ -92,6 +92,7 @@ struct plan {
 	char database[256];
 	char hook[256];
 	uint64_t seed;
+	uint64_t io_timeout_ns; /* 0: the engine's default */
 	struct plan_phase *phases;
 	size_t nphases;
 };

@@ -135,6 +135,8 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --fill-passes N [--fill-bs B]     sequential fill first (WIPC)\n"
 	  "  --erase METHOD      erase first (see plateau.plan(5))\n"
 	  "  --footprint P%|SIZE [--offset SIZE]  the region (ActiveRange)\n"
+	  "  --io-timeout D      an I/O outstanding this long is hung: the run fails\n"
+	  "                      (default 5m; 1s at least)\n"
 	  "  --name NAME --seed N --quiet\n"
 	  "  Exit status: 0 done (and steady, with --steady), 1 not steady or stopped,\n"
 	  "  2 bad input, 3 target not found, 5 the run failed.\n",

@@ -130,7 +130,7 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		O_TARGET = 0x100, O_PROFILE, O_RW, O_BSSPLIT, O_RWMIX, O_THREADS, O_IODEPTH,
 		O_INTERVAL, O_DURATION, O_STEADY, O_WINDOW, O_DATA, O_SLOPE, O_MAXR, O_METRIC,
 		O_FILLP, O_FILLBS, O_FOOT, O_OFFSET, O_SERIAL, O_NAME, O_SEED, O_ERASE, O_AFTER,
-		O_QUIET, O_ABS,
+		O_QUIET, O_IOTIMEOUT, O_ABS,
 	};
 	static const struct option opts[] = {
 		{ "target", required_argument, NULL, O_TARGET },
@@ -142,6 +142,7 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "iodepth", required_argument, NULL, O_IODEPTH },
 		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "io-timeout", required_argument, NULL, O_IOTIMEOUT },
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "steady", required_argument, NULL, O_STEADY },
 		{ "window", required_argument, NULL, O_WINDOW },
@@ -221,6 +222,8 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 			V(O_NAME) ? V(O_NAME) : V(O_PROFILE) ? V(O_PROFILE) : "custom");
 	if (V(O_INTERVAL))
 		r = r ?: run_kv(&plan, &len, "interval = %s\n", V(O_INTERVAL));
+	if (V(O_IOTIMEOUT))
+		r = r ?: run_kv(&plan, &len, "io_timeout = %s\n", V(O_IOTIMEOUT));
 	if (V(O_FOOT))
 		r = r ?: run_kv(&plan, &len, "footprint = %s\n", V(O_FOOT));
 	if (V(O_OFFSET))

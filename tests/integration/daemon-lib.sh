@@ -15,6 +15,7 @@
 #   mkloop NAME SIZE           a loop device (direct I/O) over a file in $W
 #   serial_of PATH             what `plateau drives` names it
 #   check_run RUN              the database invariants of a finished run
+#   at_cleanup CMD             run CMD first at exit (unfreeze, unmount)
 set -u
 . "${PLATEAU_SRC:?}/tests/integration/tap.sh"
 
@@ -39,8 +40,15 @@ _PIDS=()
 _LOOPS=()
 _PGIDS=()
 
+_CLEANUPS=()
+
 _daemon_cleanup() {
 	local p l
+	# first: what a test set up that would keep its processes from dying
+	# (a frozen filesystem)
+	for p in "${_CLEANUPS[@]}"; do
+		eval "$p"
+	done
 	for p in "${_PIDS[@]}"; do
 		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null
 	done
@@ -63,6 +71,8 @@ trap _daemon_cleanup EXIT
 
 # track PID: kill it at exit
 track() { _PIDS+=("$1"); }
+# at_cleanup CMD: run the shell command CMD at exit, before anything else
+at_cleanup() { _CLEANUPS=("$1" "${_CLEANUPS[@]}"); }
 # track_pgid PGID: kill the process group at exit
 track_pgid() { _PGIDS+=("$1"); }
 

@@ -305,6 +305,10 @@ static void test_bad_parameters(void)
 	job.interval_ns = 50 * MS;
 	expect_invalid(&job, -EINVAL, "at least 100 ms", "interval below 100 ms");
 	base_job(&job, path, "4k-randwrite");
+	job.io_timeout_ns = 999 * MS;
+	expect_invalid(&job, -EINVAL, "io_timeout 999 ms: expected at least 1000 ms",
+		       "io_timeout below 1 s");
+	base_job(&job, path, "4k-randwrite");
 	job.fill_passes = 2;
 	expect_invalid(&job, -EINVAL, "a fill needs a sequential write", "fill with random");
 	base_job(&job, path, "128k-seqwrite");

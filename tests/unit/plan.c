@@ -290,6 +290,7 @@ static void test_defaults(void)
 	is_u64(p.footprint_bytes, 0, "footprint bytes: all");
 	is_u64(p.offset_bytes, 0, "offset 0");
 	is_str(p.database, "", "database: the daemon's");
+	is_u64(p.io_timeout_ns, 0, "io_timeout: the engine's default");
 	is_int(p.phases[0].erase_method, ERASE_AUTO, "erase: auto");
 	ok(p.phases[0].verify, "erase: verify");
 	is_u64(p.phases[0].deadline_ns, 48 * 3600 * S_NS, "erase: deadline 48h");
@@ -485,7 +486,7 @@ static void test_errors(void)
 	/* unknown and duplicate fields */
 	fails("[run]\ndevice = /dev/x\nfoo = 1\n",
 	      "job.plan:3: [run] unknown field 'foo' (expected device, serial, eui64, nguid, wwn, "
-	      "name, interval, footprint, offset, database, hook, seed)",
+	      "name, interval, footprint, offset, database, hook, seed, io_timeout)",
 	      "unknown field in [run]");
 	fails(RUN "[erase]\nforce = yes\n",
 	      "job.plan:5: [erase] unknown field 'force' (expected method, verify, deadline)",
@@ -557,6 +558,20 @@ static void test_errors(void)
 	      "job.plan:3: [run] interval: expected a duration of at least 100ms ('60s', '5m', "
 	      "'2h'), not '10ms'",
 	      "interval below 100ms");
+	fails("[run]\ndevice = /dev/x\nio_timeout = 500ms\n",
+	      "job.plan:3: [run] io_timeout: expected a duration of at least 1.0s ('60s', '5m', "
+	      "'2h'), not '500ms'",
+	      "io_timeout below 1s");
+	{
+		struct plan p;
+		char err[512] = "";
+		int r = plan_parse(RUN "io_timeout = 90s\n[precondition]\nprofile = 4k-randwrite\n",
+				   "job.plan", &p, err, sizeof(err));
+
+		is_int(r, 0, "io_timeout = 90s parses");
+		is_u64(p.io_timeout_ns, 90 * S_NS, "  io_timeout 90 s");
+		plan_free(&p);
+	}
 	fails(RUN "[sweep]\nprofile = 4k-randwrite\npoints = 1x1\ntime = 50ms\n",
 	      "job.plan:7: [sweep] time: expected a duration of at least 100ms ('60s', '5m', "
 	      "'2h'), not '50ms'",
