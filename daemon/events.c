@@ -249,6 +249,7 @@ static int on_hook_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 			si->si_code == CLD_EXITED ? "exited with status" : "was killed by signal",
 			si->si_status);
 	h->lane->busy = false;
+	h->lane->running = NULL;
 	hook_run_free(h);
 	events_pump(m);
 	return 0;
@@ -262,8 +263,10 @@ static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	(void)usec;
 	log_msg(4, "hook %s for %s of run %lld ran past its time limit: killed", h->cmd, h->event,
 		h->run);
-	/* the hook runs in its own process group: take its children too */
+	/* the hook runs in its own process group: take its children too,
+	 * and the hook itself should it have left the group */
 	(void)kill(-h->pid, SIGKILL);
+	(void)kill(h->pid, SIGKILL);
 	return 0;
 }
 
@@ -311,6 +314,7 @@ static bool events_spawn(struct manager *m, struct hook_lane *lane, struct hook_
 	h->m = m;
 	h->lane = lane;
 	h->pid = pid;
+	lane->running = h;
 	sd_event_now(m->event, CLOCK_MONOTONIC, &now);
 	if (sd_event_add_child(m->event, &h->child, pid, WEXITED, on_hook_exit, h) < 0 ||
 	    sd_event_add_time(m->event, &h->timer, CLOCK_MONOTONIC,
@@ -319,7 +323,8 @@ static bool events_spawn(struct manager *m, struct hook_lane *lane, struct hook_
 		log_msg(4, "hook %s for %s of run %lld: cannot watch pid %d, killed", h->cmd,
 			h->event, h->run, (int)pid);
 		(void)kill(-pid, SIGKILL);
-		(void)waitpid(pid, NULL, 0);
+		(void)waitpid(pid, NULL, WNOHANG); /* never block the loop */
+		lane->running = NULL;
 		hook_run_free(h);
 		return false;
 	}
@@ -373,7 +378,11 @@ static void events_lane_add(struct manager *m, struct hook_job *j)
 		l->next = m->lanes;
 		m->lanes = l;
 	}
-	if (l->nqueued >= PLATEAUD_HOOK_QUEUE_MAX) {
+	/* an idle lane starts its first call at once; the end of a run is
+	 * always passed on */
+	if (l->nqueued >= PLATEAUD_HOOK_QUEUE_MAX + (l->busy ? 0 : 1) &&
+	    strcmp(j->event, RUNNER_EV_DONE) && strcmp(j->event, RUNNER_EV_FAILED) &&
+	    strcmp(j->event, RUNNER_EV_STOPPED) && strcmp(j->event, RUNNER_EV_PAUSED)) {
 		log_msg(4, "hook %s: %zu calls for run %lld already wait behind a running one: "
 			   "%s not passed on",
 			l->cmd, l->nqueued, j->run, j->event);
@@ -389,7 +398,8 @@ static void events_lane_add(struct manager *m, struct hook_job *j)
 	l->nqueued++;
 }
 
-void events_run_hooks(struct manager *m)
+/* Move the calls queued by any thread to their lanes, oldest first. */
+static void events_take_hooks(struct manager *m)
 {
 	struct hook_job *list, *rev = NULL;
 
@@ -411,15 +421,23 @@ void events_run_hooks(struct manager *m)
 		events_lane_add(m, rev);
 		rev = n;
 	}
+}
+
+void events_run_hooks(struct manager *m)
+{
+	events_take_hooks(m);
 	events_pump(m);
 }
 
 void events_drop_hooks(struct manager *m)
 {
-	events_run_hooks(m);
+	/* the loop is over: nothing is started now, nothing watched */
+	events_take_hooks(m);
 	while (m->lanes) {
 		struct hook_lane *l = m->lanes;
 
+		if (l->running)
+			hook_run_free(l->running);
 		if (l->nqueued)
 			log_msg(4, "hook %s: %zu calls for run %lld not made: plateaud is stopping",
 				l->cmd, l->nqueued, l->run);

@@ -252,8 +252,10 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	(void)revents;
 	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		log_msg(4, "eventfd: %s, ignoring", strerror(errno));
-	events_run_hooks(m);
+	/* reap first: a run's last events are queued by the time it is
+	 * joined, and are started here, not lost to the exit below */
 	manager_reap(m);
+	events_run_hooks(m);
 	manager_notify_status(m);
 	if (m->stopping && !m->runs)
 		sd_event_exit(m->event, 0);

@@ -83,11 +83,13 @@ struct hook_job {
  * next starts when the one before has exited or been killed, so an alert
  * never hears "steady lost" before "steady reached".  Loop thread only.
  */
+struct hook_run;
 struct hook_lane {
 	struct hook_lane *next;
 	char cmd[256];
 	long long run;
 	bool busy;
+	struct hook_run *running; /* while busy */
 	size_t nqueued;
 	struct hook_job *head, *tail;
 };

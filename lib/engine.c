@@ -589,7 +589,7 @@ static bool worker_hung(struct worker *w, uint64_t now)
 	snprintf(w->setup_msg, sizeof(w->setup_msg),
 		 "%s at offset %llu (%u bytes) of %s not completed after %llu s: the device "
 		 "does not answer; %u I/O%s abandoned",
-		 old->dir == DIR_READ ? "read" : "write", (unsigned long long)old->off, old->len,
+		 old->dir == DIR_READ ? "read" : "write", (unsigned long long)old->io_off, old->io_len,
 		 e->path, (unsigned long long)((now - old->submit_ns) / NSEC_PER_SEC), w->inflight,
 		 w->inflight == 1 ? "" : "s");
 	w->setup_err = -ETIMEDOUT;
@@ -598,6 +598,8 @@ static bool worker_hung(struct worker *w, uint64_t now)
 
 		if (s->active) {
 			fail(w, s, ETIMEDOUT, now);
+			if (unlikely(e->job.on_io))
+				hook(w, s, -ETIMEDOUT);
 			s->active = 0;
 		}
 	}
@@ -765,18 +767,33 @@ static void *worker_main(void *arg)
 		w->last_ns = mono_ns();
 	if (e->sequential)
 		atomic_store_explicit(&w->lw, worker_lw(w, true), memory_order_relaxed);
+	if (w->hung) {
+		/*
+		 * Closing a ring with requests in flight may wait for them on
+		 * some kernels: let engine_run() go first (the ring is copied,
+		 * the worker is freed once gone), then close it.  Not
+		 * unregistered: the hung I/O holds the file and buffers anyway.
+		 */
+		struct io_uring ring = w->ring;
+
+		w->ring_ok = false;
+		atomic_store_explicit(&w->exited, true, memory_order_release);
+		if (atomic_fetch_sub(&e->running, 1) == 1 && e->sem_ok)
+			(void)sem_post(&e->wake);
+		atomic_store_explicit(&w->gone, true, memory_order_release);
+		io_uring_queue_exit(&ring);
+		return NULL;
+	}
 	if (w->ring_ok) {
 		/*
 		 * The ring is torn down asynchronously, and a registered file
 		 * would keep the O_EXCL claim on a block device until then: the
 		 * next job on the same device would see EBUSY.  Unregistering
-		 * drops the reference now.  Not with hung I/O: it holds the
-		 * file and buffers anyway, and an older kernel would wait for
-		 * it here.
+		 * drops the reference now.
 		 */
-		if (w->fixed_file && !w->hung)
+		if (w->fixed_file)
 			(void)io_uring_unregister_files(&w->ring);
-		if (w->fixed_bufs && !w->hung)
+		if (w->fixed_bufs)
 			(void)io_uring_unregister_buffers(&w->ring);
 		io_uring_queue_exit(&w->ring);
 		w->ring_ok = false;
@@ -784,7 +801,6 @@ static void *worker_main(void *arg)
 	atomic_store_explicit(&w->exited, true, memory_order_release);
 	if (atomic_fetch_sub(&e->running, 1) == 1 && e->sem_ok)
 		(void)sem_post(&e->wake);
-	/* the last touch of the engine: a hung thread is not joined */
 	atomic_store_explicit(&w->gone, true, memory_order_release);
 	return NULL;
 }

@@ -229,4 +229,47 @@ daemon_term 10
 is "$DSTATUS" 0 "plateaud exits 0 with hook calls waiting"
 like "$(cat "$LOG")" "hook $W/hook.sh: $((n3 - 2)) calls for run 3 not made: plateaud is stopping" \
 	"  the calls that never ran are logged, counted ($((n3 - 2)) of $n3: run-created ran, run-started hangs)"
+kill -KILL -- "-$slow" 2>/dev/null
+
+# --- run 4: plateaud stopped in the middle of a run ---
+# every event of the run either reaches the hook or is logged as not made;
+# nothing is started once the loop has ended, nothing silently lost
+runs_hooked() {
+	awk -v r="$1" '/^---$/ { if (run == r) n++; run = ""; next }
+		/^PLATEAU_RUN=/ { run = substr($0, 13) } END { print n + 0 }' "$HOOKLOG"
+}
+daemon_start --hook "$W/hook.sh" --hook-timeout 5s
+ok $? "plateaud starts again"
+cat >"$W/e.plan" <<EOF
+[run]
+device = $f
+serial = $serial
+name = events-term
+interval = 200ms
+
+[precondition]
+profile = 4k-randwrite
+threads = 1
+iodepth = 4
+steady = none
+max_rounds = 1000
+EOF
+is "$(pctl start "$W/e.plan" 2>&1)" "run 4 started" "run 4 starts"
+has_samples4() {
+	[ "$(sql "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id WHERE p.run_id = 4;")" -ge 2 ]
+}
+wait_for 20 "run 4 to store 2 samples" has_samples4
+daemon_term 20
+is "$DSTATUS" 0 "plateaud exits 0 (SIGTERM in the middle of run 4)"
+is "$(sql "SELECT kind FROM events WHERE run_id = 4 ORDER BY id DESC LIMIT 1;")" run-paused \
+	"  run 4 paused (its last event), to resume"
+n4=$(sql "SELECT count(*) FROM events WHERE run_id = 4;")
+lost4() {
+	local n
+	n=$(sed -n 's/.*hook .*: \([0-9]*\) calls for run 4 not made.*/\1/p' "$LOG" | tail -1)
+	echo "${n:-0}"
+}
+settled() { [ $(($(runs_hooked 4) + $(lost4))) -eq "$n4" ]; }
+wait_for 5 "the hook calls of run 4 to settle" settled
+ok $? "  each of its $n4 events reached the hook ($(runs_hooked 4)) or was logged as not made ($(lost4))"
 done_testing
