@@ -255,10 +255,7 @@ steady = none
 max_rounds = 1000
 EOF
 is "$(pctl start "$W/e.plan" 2>&1)" "run 4 started" "run 4 starts"
-has_samples4() {
-	[ "$(sql "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id WHERE p.run_id = 4;")" -ge 2 ]
-}
-wait_for 20 "run 4 to store 2 samples" has_samples4
+wait_for 20 "run 4 to store 2 samples" has_samples 4 2
 daemon_term 20
 is "$DSTATUS" 0 "plateaud exits 0 (SIGTERM in the middle of run 4)"
 is "$(sql "SELECT kind FROM events WHERE run_id = 4 ORDER BY id DESC LIMIT 1;")" run-paused \

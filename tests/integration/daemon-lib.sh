@@ -15,6 +15,7 @@
 #   mkloop NAME SIZE           a loop device (direct I/O) over a file in $W
 #   serial_of PATH             what `plateau drives` names it
 #   check_run RUN              the database invariants of a finished run
+#   samples_of RUN / has_samples RUN N   its samples (all phases) / at least N
 #   at_cleanup CMD             run CMD first at exit (unfreeze, unmount)
 set -u
 . "${PLATEAU_SRC:?}/tests/integration/tap.sh"
@@ -152,6 +153,10 @@ serial_of() {
 
 # the state of run $1 in the database
 run_state() { sql "SELECT state FROM runs WHERE id = $1;"; }
+
+# samples_of RUN: its samples, all phases; has_samples RUN N: at least N
+samples_of() { sql "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id WHERE p.run_id = $1;"; }
+has_samples() { [ "$(samples_of "$1" 2>/dev/null)" -ge "$2" ] 2>/dev/null; }
 
 # phase_id RUN SEQ
 phase_id() { sql "SELECT id FROM phases WHERE run_id = $1 AND seq = $2;"; }

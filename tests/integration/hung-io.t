@@ -36,8 +36,6 @@ at_cleanup unmount
 T=$MNT/target.img
 fallocate -l 48M "$T" || bail_out "fallocate $T failed"
 
-samples_of() { sql "SELECT count(*) FROM samples s JOIN phases p ON p.id = s.phase_id WHERE p.run_id = $1;"; }
-has_samples() { [ "$(samples_of "$1" 2>/dev/null)" -ge "$2" ] 2>/dev/null; }
 state_is() { [ "$(run_state "$1" 2>/dev/null)" = "$2" ]; }
 
 # --- the foreground runner: a hang in the middle of a run ---
