@@ -33,6 +33,7 @@ unmount() {
 	umount -l "$MNT"
 }
 at_cleanup unmount
+fsfreeze -f "$MNT" 2>/dev/null && fsfreeze -u "$MNT" || skip_all "cannot freeze a filesystem here"
 T=$MNT/target.img
 fallocate -l 48M "$T" || bail_out "fallocate $T failed"
 
