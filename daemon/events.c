@@ -252,6 +252,8 @@ static int on_hook_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 	h->lane->running = NULL;
 	hook_run_free(h);
 	events_pump(m);
+	if (m->stopping)
+		manager_wake(m); /* it may be waiting for the last hook */
 	return 0;
 }
 
@@ -427,6 +429,16 @@ void events_run_hooks(struct manager *m)
 {
 	events_take_hooks(m);
 	events_pump(m);
+}
+
+bool events_hooks_idle(struct manager *m)
+{
+	bool queued;
+
+	pthread_mutex_lock(&m->hook_lock);
+	queued = m->hooks != NULL;
+	pthread_mutex_unlock(&m->hook_lock);
+	return !queued && !m->lanes;
 }
 
 void events_drop_hooks(struct manager *m)

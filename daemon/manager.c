@@ -243,6 +243,42 @@ static void manager_reap(struct manager *m)
 	}
 }
 
+static int on_exit_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	(void)s;
+	(void)usec;
+	sd_event_exit(m->event, 0);
+	return 0;
+}
+
+/*
+ * Stopping, with every run paused: the hooks hear of that (run-paused)
+ * before plateaud exits, for at most one hook time limit; the service's
+ * stop would kill them otherwise (KillMode=mixed).
+ */
+static void manager_exit_when_idle(struct manager *m)
+{
+	uint64_t now;
+
+	if (events_hooks_idle(m)) {
+		sd_event_exit(m->event, 0);
+		return;
+	}
+	if (m->exit_timer)
+		return;
+	sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	if (sd_event_add_time(m->event, &m->exit_timer, CLOCK_MONOTONIC,
+			      now + m->hook_timeout_ns / 1000, 0, on_exit_timer, m) < 0) {
+		sd_event_exit(m->event, 0);
+		return;
+	}
+	log_msg(6, "runs paused; waiting up to %llu ms for the hooks",
+		(unsigned long long)(m->hook_timeout_ns / 1000000ULL));
+	(void)sd_notify(0, "STATUS=waiting for the hooks");
+}
+
 static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
@@ -258,7 +294,7 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	events_run_hooks(m);
 	manager_notify_status(m);
 	if (m->stopping && !m->runs)
-		sd_event_exit(m->event, 0);
+		manager_exit_when_idle(m);
 	return 0;
 }
 

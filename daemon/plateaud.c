@@ -363,6 +363,7 @@ int main(int argc, char **argv)
 	if (r < 0)
 		log_msg(3, "event loop failed: %s", strerror(-r));
 	events_drop_hooks(m);
+	m->exit_timer = sd_event_source_unref(m->exit_timer);
 	if (!m->socket_activated && m->listen_fd >= 0) {
 		struct stat st;
 

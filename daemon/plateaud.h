@@ -119,6 +119,7 @@ struct manager {
 	pthread_mutex_t hook_lock;
 	struct hook_job *hooks; /* queued by any thread, newest first */
 	struct hook_lane *lanes;
+	sd_event_source *exit_timer; /* stopping: the hooks' last chance */
 	pthread_mutex_t prom_lock;
 	int64_t started_ns;
 };
@@ -149,6 +150,8 @@ void events_journal(const struct runner_event *ev);
 const char *events_message_id(const char *kind);
 void events_queue_hooks(struct manager *m, struct drun *r, const struct runner_event *ev);
 void events_run_hooks(struct manager *m);
+/* no hook call running or waiting */
+bool events_hooks_idle(struct manager *m);
 /* at exit: log and free the calls still waiting (the running ones are the
  * service's to kill) */
 void events_drop_hooks(struct manager *m);
