@@ -248,7 +248,6 @@ static int on_hook_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 		log_msg(4, "hook %s for %s of run %lld %s %d, ignoring", h->cmd, h->event, h->run,
 			si->si_code == CLD_EXITED ? "exited with status" : "was killed by signal",
 			si->si_status);
-	h->lane->busy = false;
 	h->lane->running = NULL;
 	hook_run_free(h);
 	events_pump(m);
@@ -272,9 +271,9 @@ static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* true when the hook runs (and its lane waits for it), false when it could
- * not be started: logged, and the lane goes on with the next call */
-static bool events_spawn(struct manager *m, struct hook_lane *lane, struct hook_job *j)
+/* Start @j: its lane's running call, or, when it cannot be started, logged
+ * and the lane goes on with the next call. */
+static void events_spawn(struct manager *m, struct hook_lane *lane, struct hook_job *j)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -289,7 +288,7 @@ static bool events_spawn(struct manager *m, struct hook_lane *lane, struct hook_
 	if (!h) {
 		log_msg(4, "hook %s for %s of run %lld: out of memory, ignoring", j->argv0,
 			j->event, j->run);
-		return false;
+		return;
 	}
 	snprintf(h->cmd, sizeof(h->cmd), "%s", j->argv0);
 	snprintf(h->event, sizeof(h->event), "%s", j->event);
@@ -311,7 +310,7 @@ static bool events_spawn(struct manager *m, struct hook_lane *lane, struct hook_
 		log_msg(4, "hook %s for %s of run %lld: %s, ignoring", h->cmd, h->event, h->run,
 			strerror(r));
 		free(h);
-		return false;
+		return;
 	}
 	h->m = m;
 	h->lane = lane;
@@ -328,9 +327,8 @@ static bool events_spawn(struct manager *m, struct hook_lane *lane, struct hook_
 		(void)waitpid(pid, NULL, WNOHANG); /* never block the loop */
 		lane->running = NULL;
 		hook_run_free(h);
-		return false;
+		return;
 	}
-	return true;
 }
 
 /* Start the next call of every idle lane; free the lanes left empty. */
@@ -341,17 +339,17 @@ static void events_pump(struct manager *m)
 	while (*pp) {
 		struct hook_lane *l = *pp;
 
-		while (!l->busy && l->head) {
+		while (!l->running && l->head) {
 			struct hook_job *j = l->head;
 
 			l->head = j->next;
 			if (!l->head)
 				l->tail = NULL;
 			l->nqueued--;
-			l->busy = events_spawn(m, l, j);
+			events_spawn(m, l, j);
 			hook_job_free(j);
 		}
-		if (!l->busy && !l->head) {
+		if (!l->running && !l->head) {
 			*pp = l->next;
 			free(l);
 			continue;
@@ -382,7 +380,7 @@ static void events_lane_add(struct manager *m, struct hook_job *j)
 	}
 	/* an idle lane starts its first call at once; the end of a run is
 	 * always passed on */
-	if (l->nqueued >= PLATEAUD_HOOK_QUEUE_MAX + (l->busy ? 0 : 1) &&
+	if (l->nqueued >= PLATEAUD_HOOK_QUEUE_MAX + (l->running ? 0 : 1) &&
 	    strcmp(j->event, RUNNER_EV_DONE) && strcmp(j->event, RUNNER_EV_FAILED) &&
 	    strcmp(j->event, RUNNER_EV_STOPPED) && strcmp(j->event, RUNNER_EV_PAUSED)) {
 		log_msg(4, "hook %s: %zu calls for run %lld already wait behind a running one: "

@@ -88,8 +88,7 @@ struct hook_lane {
 	struct hook_lane *next;
 	char cmd[256];
 	long long run;
-	bool busy;
-	struct hook_run *running; /* while busy */
+	struct hook_run *running; /* the call in progress, or NULL */
 	size_t nqueued;
 	struct hook_job *head, *tail;
 };

@@ -746,6 +746,8 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct engine *e = w->e;
+	struct io_uring hung_ring = { 0 };
+	bool close_late = false;
 	char name[16];
 	int gate;
 
@@ -767,24 +769,17 @@ static void *worker_main(void *arg)
 		w->last_ns = mono_ns();
 	if (e->sequential)
 		atomic_store_explicit(&w->lw, worker_lw(w, true), memory_order_relaxed);
-	if (w->hung) {
+	if (w->hung && w->ring_ok) {
 		/*
 		 * Closing a ring with requests in flight may wait for them on
-		 * some kernels: let engine_run() go first (the ring is copied,
-		 * the worker is freed once gone), then close it.  Not
-		 * unregistered: the hung I/O holds the file and buffers anyway.
+		 * some kernels: it is closed after engine_run() may go on (from
+		 * a copy: the worker is freed once gone).  Not unregistered:
+		 * the hung I/O holds the file and buffers anyway.
 		 */
-		struct io_uring ring = w->ring;
-
+		hung_ring = w->ring;
 		w->ring_ok = false;
-		atomic_store_explicit(&w->exited, true, memory_order_release);
-		if (atomic_fetch_sub(&e->running, 1) == 1 && e->sem_ok)
-			(void)sem_post(&e->wake);
-		atomic_store_explicit(&w->gone, true, memory_order_release);
-		io_uring_queue_exit(&ring);
-		return NULL;
-	}
-	if (w->ring_ok) {
+		close_late = true;
+	} else if (w->ring_ok) {
 		/*
 		 * The ring is torn down asynchronously, and a registered file
 		 * would keep the O_EXCL claim on a block device until then: the
@@ -801,7 +796,10 @@ static void *worker_main(void *arg)
 	atomic_store_explicit(&w->exited, true, memory_order_release);
 	if (atomic_fetch_sub(&e->running, 1) == 1 && e->sem_ok)
 		(void)sem_post(&e->wake);
+	/* the last touch of the engine: a hung thread is not joined */
 	atomic_store_explicit(&w->gone, true, memory_order_release);
+	if (close_late)
+		io_uring_queue_exit(&hung_ring);
 	return NULL;
 }
 

@@ -46,9 +46,10 @@ EOF
 chmod 0755 "$W/hook.sh" "$W/planhook.sh"
 
 # hook_records KIND [RUN]: how many hook calls saw PLATEAU_EVENT=KIND
+# (any event when KIND is empty)
 hook_records() {
 	awk -v k="$1" -v r="${2:-}" '
-		/^---$/ { if (ev == k && (r == "" || run == r)) n++; ev = ""; run = ""; next }
+		/^---$/ { if ((k == "" || ev == k) && (r == "" || run == r)) n++; ev = ""; run = ""; next }
 		/^PLATEAU_EVENT=/ { ev = substr($0, 15) }
 		/^PLATEAU_RUN=/ { run = substr($0, 13) }
 		END { print n + 0 }' "$HOOKLOG" 2>/dev/null || echo 0
@@ -62,10 +63,7 @@ hook_field() {
 }
 hooked() { [ "$(hook_records "$1" "${2:-}")" -ge 1 ]; }
 # runs_hooked RUN: how many hook calls saw PLATEAU_RUN=RUN
-runs_hooked() {
-	awk -v r="$1" '/^---$/ { if (run == r) n++; run = ""; next }
-		/^PLATEAU_RUN=/ { run = substr($0, 13) } END { print n + 0 }' "$HOOKLOG"
-}
+runs_hooked() { hook_records "" "$1"; }
 
 # poll: the textfile shows run $1 preconditioning with IOPS -> PROM_SEEN
 prom_running() {
