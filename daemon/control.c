@@ -31,6 +31,7 @@
 
 #include "erase.h"
 #include "plan.h"
+#include "guard.h"
 #include "plateaud.h"
 #include "target.h"
 #include "version.h"
@@ -105,6 +106,23 @@ static void client_error(struct client *c, const char *fmt, ...)
 	va_end(ap);
 	json_object_object_add(o, "ok", json_object_new_boolean(0));
 	json_object_object_add(o, "error", json_object_new_string(msg));
+	client_reply(c, o);
+}
+
+/* The gate's refusal: one message, every reason, logged with the requester. */
+static void client_refusal(struct client *c, const struct guard *g)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	char msg[GUARD_REASONS_MAX * GUARD_REASON_LEN + 300];
+
+	guard_refusal(g, msg, sizeof(msg));
+	events_journal_refusal(g->path, g->id.serial, (unsigned)c->uid, (int)c->pid, 0, msg);
+	for (unsigned i = 0; i < g->nreasons && i < GUARD_REASONS_MAX; i++)
+		json_object_array_add(a, json_object_new_string(g->reason[i]));
+	json_object_object_add(o, "ok", json_object_new_boolean(0));
+	json_object_object_add(o, "refused", json_object_new_boolean(1));
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	json_object_object_add(o, "reasons", a);
 	client_reply(c, o);
 }
 
@@ -277,12 +295,12 @@ static void do_start(struct client *c, json_object *req)
 	static const char *const allowed[] = { "cmd", "plan", "file", "dry_run", NULL };
 	const char *bad = unknown_field(req, allowed), *text, *file = "plan";
 	struct target_identity id;
-	struct target_inuse u;
+	struct guard g = { .fd = -1 };
 	json_object *v, *o, *phases;
 	bool dry_run = false;
-	char err[1024], desc[512], host[128] = "";
+	char err[1024], desc[1024], host[128] = "", cmd[256];
+	struct runner_requester who;
 	struct plan plan;
-	struct drun *busy;
 	int64_t run_id;
 	int ret;
 
@@ -334,32 +352,15 @@ static void do_start(struct client *c, json_object *req)
 			     plan.database, c->m->db_path);
 		goto out;
 	}
-	ret = target_identify(plan.device, &id, err, sizeof(err));
+	/* the one gate (guard.h): identity, every use, the locks; a dry run
+	 * probes them and holds nothing */
+	ret = runner_guard_open(&plan, dry_run ? GUARD_PROBE : 0, 0, &g);
 	if (ret) {
-		client_error(c, "%s: %s", plan.device, err);
+		client_refusal(c, &g);
+		guard_close(&g);
 		goto out;
 	}
-	if (*plan.ident && target_match(&id, plan.ident) == TARGET_MATCH_NONE) {
-		client_error(c, "refusing %s: it is %s, not the drive the plan names (%s %s)",
-			     plan.device, target_describe(&id, desc, sizeof(desc)), plan.ident_field,
-			     plan.ident);
-		goto out;
-	}
-	busy = manager_find_device(c->m, plan.device, id.serial);
-	if (busy) {
-		client_error(c, "refusing %s: drive busy, run %lld is using it", plan.device,
-			     (long long)busy->id);
-		goto out;
-	}
-	if (plan_writes(&plan)) {
-		ret = target_inuse(&id, false, &u);
-		if (ret != 0) {
-			client_error(c, "refusing %s: %s%s", plan.device,
-				     ret < 0 ? "cannot tell whether it is in use: " : "in use: ",
-				     ret < 0 ? strerror(-ret) : u.reason[0]);
-			goto out;
-		}
-	}
+	id = g.id;
 	o = reply_ok();
 	json_object_object_add(o, "drive", identity_json(&id));
 	if (dry_run) {
@@ -397,21 +398,28 @@ static void do_start(struct client *c, json_object *req)
 		}
 		json_object_object_add(o, "dry_run", json_object_new_boolean(1));
 		json_object_object_add(o, "checks",
-				       json_object_new_string(
-					       plan_writes(&plan)
-						       ? "identity matches the plan; not in use; not busy"
-						       : "identity read; the plan does not write"));
+				       json_object_new_string(guard_checks(&g, desc, sizeof(desc))));
+		if (g.erase_all_ns)
+			json_object_object_add(o, "namespaces",
+					       json_object_new_string(g.namespaces));
 		json_object_object_add(o, "phases", phases);
 		client_reply(c, o);
 		goto out;
 	}
 	(void)gethostname(host, sizeof(host) - 1);
-	ret = runner_create_run(c->m->store, text, file, &id, host, &run_id, err, sizeof(err));
+	runner_cmdline(c->pid, cmd, sizeof(cmd));
+	who.uid = c->uid;
+	who.pid = c->pid;
+	who.cmd = *cmd ? cmd : NULL;
+	who.via = STORE_VIA_DAEMON;
+	ret = runner_create_run(c->m->store, text, file, &id, host, &who, &run_id, err,
+				sizeof(err));
 	if (ret) {
 		json_object_put(o);
 		client_error(c, "%s", err);
 		goto out;
 	}
+	guard_set_run(&g, run_id);
 	{
 		/* run-created is stored by runner_create_run(); the journal and the
 		 * hooks hear of it when the run starts, before anything else of it */
@@ -428,7 +436,7 @@ static void do_start(struct client *c, json_object *req)
 		snprintf(msg, sizeof(msg), "'%s' created: %zu phase%s on %s (%s %s), by uid %u",
 			 plan.name, plan.nphases, plan.nphases == 1 ? "" : "s", plan.device, id.model,
 			 id.serial, (unsigned)c->uid);
-		ret = manager_start_run(c->m, run_id, &ev, err, sizeof(err));
+		ret = manager_start_run(c->m, run_id, &ev, &g, err, sizeof(err));
 	}
 	if (ret) {
 		json_object_put(o);
@@ -441,6 +449,7 @@ static void do_start(struct client *c, json_object *req)
 	client_reply(c, o);
 	manager_notify_status(c->m);
 out:
+	guard_close(&g);
 	plan_free(&plan);
 }
 

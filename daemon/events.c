@@ -20,6 +20,7 @@
 
 #include <systemd/sd-journal.h>
 
+#include "guard.h"
 #include "plateaud.h"
 
 /* Fixed MESSAGE_IDs, documented in plateaud(8); never change one. */
@@ -69,6 +70,19 @@ void events_journal(const struct runner_event *ev)
 			      ev->serial ? ev->serial : "", "PHASE=%d", ev->phase_seq,
 			      "PHASE_KIND=%s", ev->phase_kind ? ev->phase_kind : "",
 			      "PLATEAU_DATA=%s", ev->data ? ev->data : "", NULL);
+}
+
+void events_journal_refusal(const char *device, const char *serial, unsigned int uid, int pid,
+			    int64_t run_id, const char *message)
+{
+	if (!log_is_journal())
+		log_msg(4, "%s (asked by uid %u, pid %d)", message, uid, pid);
+	(void)sd_journal_send("MESSAGE=%s (asked by uid %u, pid %d)", message, uid, pid,
+			      "MESSAGE_ID=%s", GUARD_REFUSED_MESSAGE_ID, "PRIORITY=4",
+			      "SYSLOG_IDENTIFIER=plateaud", "PLATEAU_EVENT=refused",
+			      "DEVICE=%s", device ? device : "", "SERIAL=%s", serial ? serial : "",
+			      "REQUESTER_UID=%u", uid, "REQUESTER_PID=%d", pid, "RUN=%lld",
+			      (long long)run_id, NULL);
 }
 
 /* --- hooks --- */

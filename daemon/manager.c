@@ -136,7 +136,7 @@ static void drun_free(struct drun *r)
 }
 
 int manager_start_run(struct manager *m, int64_t run_id, const struct runner_event *created,
-		      char *err, size_t errlen)
+		      struct guard *g, char *err, size_t errlen)
 {
 	struct store_run run = { 0 };
 	struct plan plan;
@@ -180,6 +180,9 @@ int manager_start_run(struct manager *m, int64_t run_id, const struct runner_eve
 	ret = store_open(m->db_path, 0, &r->store, err, errlen);
 	if (!ret && runner_new(r->store, run_id, &drun_ops, r, &r->runner))
 		ret = -ENOMEM;
+	/* the descriptor and locks the start request was checked with */
+	if (!ret && g)
+		runner_adopt_guard(r->runner, g);
 	if (!ret) {
 		ret = -pthread_create(&r->thread, NULL, drun_thread, r);
 		if (ret)
@@ -371,7 +374,7 @@ static int manager_resume_one(void *ctx, const struct store_run *run)
 
 	log_msg(5, "resuming run %lld '%s' (%s) on %s", (long long)run->id, run->name, run->state,
 		run->drive.path);
-	if (manager_start_run(m, run->id, NULL, err, sizeof(err)))
+	if (manager_start_run(m, run->id, NULL, NULL, err, sizeof(err)))
 		log_msg(3, "run %lld cannot resume: %s", (long long)run->id, err);
 	return 0;
 }

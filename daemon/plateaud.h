@@ -131,9 +131,12 @@ bool log_is_journal(void);
 
 /* manager.c */
 /* created: the run-created event to journal and hand to the hooks before
- * the run's thread can report anything (NULL when resuming) */
+ * the run's thread can report anything (NULL when resuming); g: the open
+ * gate the start was checked with, adopted by the run (NULL: the run opens
+ * its own) */
+struct guard;
 int manager_start_run(struct manager *m, int64_t run_id, const struct runner_event *created,
-		      char *err, size_t errlen);
+		      struct guard *g, char *err, size_t errlen);
 struct drun *manager_find_run(struct manager *m, int64_t run_id);
 struct drun *manager_find_device(struct manager *m, const char *device, const char *serial);
 void manager_wake(struct manager *m);
@@ -146,6 +149,10 @@ void control_close_idle(struct manager *m);
 
 /* events.c: journal, hooks, Prometheus */
 void events_journal(const struct runner_event *ev);
+/* a refusal of the safety gate, with its own MESSAGE_ID (guard.h) and the
+ * requester; run_id 0 when no run exists */
+void events_journal_refusal(const char *device, const char *serial, unsigned int uid, int pid,
+			    int64_t run_id, const char *message);
 const char *events_message_id(const char *kind);
 void events_queue_hooks(struct manager *m, struct drun *r, const struct runner_event *ev);
 void events_run_hooks(struct manager *m);

@@ -227,21 +227,16 @@ const char *engine_stop_reason_name(enum engine_stop_reason r)
 	return (unsigned int)r < ARRAY_SIZE(names) ? names[r] : "?";
 }
 
-int engine_target_probe(const char *path, struct engine_target *ret)
+int engine_target_probe_fd(int fd, struct engine_target *ret)
 {
 	struct engine_target t = {0};
 	struct stat st;
 
-	if (!path || !*path)
-		return -EINVAL;
-	if (stat(path, &st))
+	if (fstat(fd, &st))
 		return -errno;
 	if (S_ISBLK(st.st_mode)) {
-		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		int lba;
 
-		if (fd < 0)
-			return -errno;
 		if (ioctl(fd, BLKGETSIZE64, &t.size_bytes) || ioctl(fd, BLKSSZGET, &lba))
 			return -errno;
 		if (lba <= 0)
@@ -254,7 +249,7 @@ int engine_target_probe(const char *path, struct engine_target *ret)
 #ifdef STATX_DIOALIGN
 		struct statx sx;
 
-		if (!statx(AT_FDCWD, path, 0, STATX_DIOALIGN, &sx) &&
+		if (!statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) &&
 		    (sx.stx_mask & STATX_DIOALIGN) && sx.stx_dio_offset_align &&
 		    !(sx.stx_dio_offset_align & (sx.stx_dio_offset_align - 1)))
 			t.lba_bytes = sx.stx_dio_offset_align;
@@ -264,6 +259,18 @@ int engine_target_probe(const char *path, struct engine_target *ret)
 	}
 	*ret = t;
 	return 0;
+}
+
+int engine_target_probe(const char *path, struct engine_target *ret)
+{
+	_cleanup_close_ int fd = -1;
+
+	if (!path || !*path)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	return engine_target_probe_fd(fd, ret);
 }
 
 int engine_footprint(uint64_t target_bytes, uint32_t lba_bytes, uint64_t offset_bytes,
@@ -1196,7 +1203,8 @@ static int engine_resolve(struct engine *e, char *err, size_t errlen)
 	uint64_t mem, phys;
 	int r;
 
-	r = engine_target_probe(e->path, &e->tgt);
+	r = job->use_fd ? engine_target_probe_fd(job->fd, &e->tgt)
+			: engine_target_probe(e->path, &e->tgt);
 	if (r) {
 		msg_set(err, errlen, "'%s': %s", e->path,
 			r == -EINVAL ? "not a block device or a regular file" : strerror(-r));
@@ -1401,6 +1409,25 @@ int engine_new(const struct engine_job *job, struct engine **ret, char *err, siz
 		atomic_init(&w->exited, false);
 	}
 
+	if (job->use_fd) {
+		/* the descriptor the safety gate checked (lib/guard.h): no second lookup */
+		int fl = fcntl(job->fd, F_GETFL);
+
+		if (fl < 0 || !(fl & O_DIRECT) || (e->writes && (fl & O_ACCMODE) != O_RDWR)) {
+			r = fl < 0 ? -errno : -EBADF;
+			msg_set(err, errlen, "'%s': the descriptor handed over is not open %s",
+				e->path, e->writes ? "read-write with O_DIRECT" : "with O_DIRECT");
+			goto fail;
+		}
+		e->fd = fcntl(job->fd, F_DUPFD_CLOEXEC, 3);
+		if (e->fd < 0) {
+			r = -errno;
+			msg_set(err, errlen, "'%s': %s", e->path, strerror(-r));
+			goto fail;
+		}
+		*ret = e;
+		return 0;
+	}
 	flags = O_DIRECT | O_CLOEXEC | (e->writes ? O_RDWR : O_RDONLY);
 	if (e->tgt.block_device)
 		flags |= O_EXCL; /* the kernel's own "in use" check */

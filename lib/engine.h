@@ -124,6 +124,15 @@ struct engine_target {
 int engine_target_probe(const char *path, struct engine_target *ret);
 
 /**
+ * engine_target_probe_fd() - engine_target_probe() through a descriptor
+ * @fd: open block device or regular file
+ * @ret: written only on success
+ *
+ * Return: 0, -errno, or -EINVAL for anything else.
+ */
+int engine_target_probe_fd(int fd, struct engine_target *ret);
+
+/**
  * engine_footprint() - the region a job works on (ActiveRange)
  * @target_bytes: size of the target
  * @lba_bytes: its logical block size
@@ -235,6 +244,11 @@ struct engine_io {
  *                 still has in flight (counted as errors, and in @hung of
  *                 the result); >= ENGINE_IO_TIMEOUT_MIN_NS;
  *                 0 = ENGINE_IO_TIMEOUT_DEFAULT_NS
+ * @use_fd: do I/O through @fd (duplicated; the caller keeps its own)
+ *          instead of opening @path, which then only names it in messages:
+ *          the descriptor the safety gate checked (lib/guard.h).  It must be
+ *          open with O_DIRECT, read-write for a job that writes.
+ * @fd: see @use_fd
  */
 struct engine_job {
 	const char *path;
@@ -262,6 +276,8 @@ struct engine_job {
 	unsigned int submit_batch;
 	bool no_register;
 	uint64_t io_timeout_ns;
+	bool use_fd;
+	int fd;
 };
 
 /**

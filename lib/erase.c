@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "erase.h"
+#include "guard.h"
 #include "msg.h"
 #include "nvmex.h"
 #include "target.h"
@@ -959,11 +960,17 @@ static int pick_up_sanitize(struct ctx *c, int fd, int *r_out)
 	rec->resumed = true;
 	r = sanitize_poll(c, fd, m == ERASE_NONE ? ERASE_SANITIZE_BLOCK : m, a, &s);
 	a->method = m;
-	if (r == 0 && m == ERASE_NONE)
-		msg_set(rec->msg, sizeof(rec->msg),
+	if (r == 0 && m == ERASE_NONE) {
+		/* an overwrite sanitize (SANACT 3) is not one of plateau's methods and
+		 * has no read-back here: once it is over, erase as planned, so the
+		 * record says what erased the drive */
+		msg_set(a->msg, sizeof(a->msg),
 			"a sanitize plateau does not start (SANACT %u) was in progress and "
-			"completed; not counted as an erase",
+			"completed; not counted as an erase, the planned erase follows",
 			s.scdw10 & 0x7);
+		rec->resumed = false;
+		return 0;
+	}
 	if (r == 0)
 		rec->ran = m;
 	else
@@ -1103,25 +1110,32 @@ int erase_resume(int fd, const struct target_identity *id, const struct erase_op
 int erase_drive(const char *path, const struct erase_opts *o, struct target_identity *id_out,
 		struct erase_record *rec)
 {
-	struct target_identity id, again;
-	struct target_inuse u;
-	struct erase_plan plan;
-	char msg[ERASE_MSG_LEN], desc[ERASE_MSG_LEN];
-	const char *open_path;
-	int fd = -1, r;
+	struct guard_req rq = {
+		.path = path,
+		.want = o->want,
+		.want_field = "serial",
+		.kind = o->kind,
+		.flags = o->method == ERASE_NONE ? 0 : GUARD_WRITES,
+		.erase_method = o->method,
+	};
+	struct guard g;
+	int r;
 
 	memset(rec, 0, sizeof(*rec));
 	rec->requested = o->method;
 	rec->ran = ERASE_NONE;
-
-	r = target_identify_as(path, o->kind, &id, msg, sizeof(msg));
+	/* identity, name, every use, locks: the one gate (guard.h) */
+	r = guard_open(&rq, &g);
 	if (r < 0) {
-		msg_set(rec->msg, sizeof(rec->msg), "identify: %s", msg);
+		guard_refusal(&g, rec->msg, sizeof(rec->msg));
+		(void)erase_dry_run(&g.id, o->method, &rec->plan, NULL, 0);
+		guard_close(&g);
 		return rec->err = r;
 	}
 	if (id_out)
-		*id_out = id;
+		*id_out = g.id;
 	if (o->method == ERASE_NONE) {
+		guard_close(&g);
 		rec->completed = true;
 		rec->plan.requested = ERASE_NONE;
 		rec->plan.chain[0] = ERASE_NONE;
@@ -1129,77 +1143,7 @@ int erase_drive(const char *path, const struct erase_opts *o, struct target_iden
 		msg_set(rec->msg, sizeof(rec->msg), "erase method none: nothing was erased");
 		return 0;
 	}
-	/* 1. the plan must name this very drive */
-	if (!o->want || !o->want[0]) {
-		msg_set(rec->msg, sizeof(rec->msg),
-			"refusing to erase %s: the plan does not name the drive (serial, EUI64, "
-			"NGUID or WWN)",
-			target_describe(&id, desc, sizeof(desc)));
-		return rec->err = -EPERM;
-	}
-	if (target_match(&id, o->want) == TARGET_MATCH_NONE) {
-		msg_set(rec->msg, sizeof(rec->msg),
-			"identity mismatch, refusing to erase: the plan names \"%s\" but the drive "
-			"is %s",
-			o->want, target_describe(&id, desc, sizeof(desc)));
-		return rec->err = -EPERM;
-	}
-	/* 2. what would run, and how far it reaches */
-	r = erase_dry_run(&id, o->method, &plan, msg, sizeof(msg));
-	if (r < 0) {
-		struct erase_attempt *a = &rec->attempts[rec->n_attempts++];
-
-		a->method = o->method;
-		a->err = r;
-		msg_set(a->msg, sizeof(a->msg), "%s", msg);
-		rec->plan = plan;
-		msg_set(rec->msg, sizeof(rec->msg), "%s", msg);
-		return rec->err = r;
-	}
-	/* 3. in use? */
-	r = target_inuse(&id, plan.all_namespaces, &u);
-	if (r != 0) {
-		rec->plan = plan;
-		if (r < 0) {
-			msg_set(rec->msg, sizeof(rec->msg),
-				"refusing to erase %s: cannot check whether it is in use: %s",
-				id.path, strerror(-r));
-			return rec->err = r;
-		}
-		msg_set(rec->msg, sizeof(rec->msg), "refusing to erase %s: in use: %s%s%s%s%s",
-			id.path, u.reason[0], u.count > 1 ? "; " : "",
-			u.count > 1 ? u.reason[1] : "", u.count > 2 ? "; " : "",
-			u.count > 2 ? u.reason[2] : "");
-		return rec->err = -EBUSY;
-	}
-	/* 4. exclusive open, 5. and the same drive behind the descriptor */
-	open_path = id.block_path[0] ? id.block_path : id.path;
-	r = target_open(open_path, true, &fd);
-	if (r < 0) {
-		rec->plan = plan;
-		msg_set(rec->msg, sizeof(rec->msg), "refusing to erase %s: open: %s%s", open_path,
-			strerror(-r),
-			r == -EBUSY ? " (O_EXCL: mounted or claimed by another holder)" : "");
-		return rec->err = r;
-	}
-	r = target_identify_fd(fd, open_path, id.kind == TARGET_NVME ? TARGET_NVME : o->kind,
-			       &again, msg, sizeof(msg));
-	if (r < 0 || !target_same(&id, &again) ||
-	    target_match(&again, o->want) == TARGET_MATCH_NONE) {
-		close(fd);
-		rec->plan = plan;
-		msg_set(rec->msg, sizeof(rec->msg),
-			"refusing to erase: %s changed between identify and open%s%s", open_path,
-			r < 0 ? ": " : "", r < 0 ? msg : "");
-		return rec->err = r < 0 ? r : -ESTALE;
-	}
-	/* keep the name the operator used, but the ids read through this descriptor */
-	memcpy(again.path, id.path, sizeof(again.path));
-	id = again;
-	if (id_out)
-		*id_out = id;
-	r = erase_run(&fd, &id, o, rec);
-	if (fd >= 0)
-		close(fd);
+	r = erase_run(&g.fd, &g.id, o, rec);
+	guard_close(&g);
 	return r;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* runner: a run's plan, phase by phase, resumable (see runner.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -15,6 +16,8 @@
 
 #include "engine.h"
 #include "erase.h"
+#include "guard.h"
+#include "msg.h"
 #include "parse.h"
 #include "plan.h"
 #include "runner.h"
@@ -48,10 +51,11 @@ struct runner {
 	double last_progress_event;
 	int64_t last_progress_ns;
 	unsigned int cur_threads, cur_iodepth;
-	/* where I/O goes: the block device of an NVMe generic path (ngXnY) */
-	char io_path[256];
+	/* the checked, locked descriptor all I/O goes through (guard.h) */
+	struct guard guard;
+	bool have_guard;
 
-	char err[512];
+	char err[2048];
 };
 
 enum {
@@ -169,14 +173,63 @@ static int runner_save_phase(struct runner *r, struct store_phase *p)
 
 /* --- creating a run --- */
 
+void runner_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char p[64];
+	ssize_t n = -1;
+	int fd;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	snprintf(p, sizeof(p), "/proc/%d/cmdline", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	if (n <= 0) {
+		buf[0] = '\0';
+		return;
+	}
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+}
+
 int runner_create_run(struct store *s, const char *plan_text, const char *plan_file,
-		      const struct target_identity *id, const char *host, int64_t *run_id,
-		      char *err, size_t errlen)
+		      const struct target_identity *id, const char *host,
+		      const struct runner_requester *who, int64_t *run_id, char *err,
+		      size_t errlen)
 {
 	struct store_drive d = { 0 };
-	struct store_run run = { 0 };
+	struct store_run run;
 	struct plan plan;
+	char by[384] = "", data[768] = "null";
 	int ret;
+
+	store_run_init(&run);
+	if (who) {
+		json_object *j = json_object_new_object();
+
+		run.requester_uid = who->uid;
+		run.requester_pid = who->pid;
+		snprintf(run.requester_cmd, sizeof(run.requester_cmd), "%s", who->cmd ? who->cmd : "");
+		snprintf(run.requester_via, sizeof(run.requester_via), "%s", who->via ? who->via : "");
+		snprintf(by, sizeof(by), ", by uid %lld (pid %lld, %s)", (long long)who->uid,
+			 (long long)who->pid, who->via ? who->via : "?");
+		json_object_object_add(j, "uid", json_object_new_int64(who->uid));
+		json_object_object_add(j, "pid", json_object_new_int64(who->pid));
+		json_object_object_add(j, "cmd", who->cmd ? json_object_new_string(who->cmd) : NULL);
+		json_object_object_add(j, "via", who->via ? json_object_new_string(who->via) : NULL);
+		snprintf(data, sizeof(data), "{\"requester\":%s}",
+			 json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
+								   JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(j);
+	}
 
 	ret = plan_parse(plan_text, plan_file, &plan, err, errlen);
 	if (ret) {
@@ -227,9 +280,11 @@ int runner_create_run(struct store *s, const char *plan_text, const char *plan_f
 		struct store_event ev = { .run_id = run.id, .kind = RUNNER_EV_CREATED };
 		char msg[1024];
 
-		snprintf(msg, sizeof(msg), "'%s' created: %zu phase%s on %s (%s %s)", run.name,
-			 plan.nphases, plan.nphases == 1 ? "" : "s", plan.device, d.model, d.serial);
+		snprintf(msg, sizeof(msg), "'%s' created: %zu phase%s on %s (%s %s)%s", run.name,
+			 plan.nphases, plan.nphases == 1 ? "" : "s", plan.device, d.model, d.serial,
+			 by);
 		ev.message = msg;
+		ev.data = who ? data : NULL;
 		if ((ret = store_event_insert(s, &ev)))
 			goto rollback;
 	}
@@ -276,8 +331,26 @@ void runner_free(struct runner *r)
 	store_phases_free(r->phases, r->nphases);
 	store_run_clear(&r->run);
 	plan_free(&r->plan);
+	if (r->have_guard)
+		guard_close(&r->guard);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
+}
+
+void runner_adopt_guard(struct runner *r, struct guard *g)
+{
+	if (r->have_guard)
+		guard_close(&r->guard);
+	r->guard = *g;
+	r->have_guard = true;
+	/* the caller's copy no longer owns anything */
+	g->fd = -1;
+	g->nlocks = 0;
+}
+
+const struct guard *runner_guard(const struct runner *r)
+{
+	return r->have_guard ? &r->guard : NULL;
 }
 
 void runner_stop(struct runner *r, bool pause)
@@ -300,34 +373,68 @@ static int runner_stopped(struct runner *r)
 	return s == RUNNER_PAUSE ? -EINTR : s == RUNNER_CANCEL ? -ECANCELED : 0;
 }
 
-/* The device must still be the drive the plan names, and free. */
-static int runner_check_target(struct runner *r, bool writes, struct target_identity *id)
+/* The erase method of the plan, ERASE_NONE without an erase phase. */
+static enum erase_method runner_erase_method(const struct plan *p)
 {
-	struct target_inuse u;
-	char msg[256], desc[512];
+	for (size_t i = 0; i < p->nphases; i++)
+		if (p->phases[i].kind == PLAN_ERASE)
+			return p->phases[i].erase_method;
+	return ERASE_NONE;
+}
+
+int runner_guard_open(const struct plan *p, unsigned int extra_flags, int64_t run_id,
+		      struct guard *g)
+{
+	struct guard_req rq = {
+		.path = p->device,
+		.want = p->ident,
+		.want_field = *p->ident_field ? p->ident_field : "serial",
+		.flags = (plan_writes(p) ? GUARD_WRITES : 0) | extra_flags,
+		.erase_method = runner_erase_method(p),
+		.run_id = run_id,
+	};
+
+	return guard_open(&rq, g);
+}
+
+/* Open the gate for this process's part of the run (a resume, or a runner
+ * nobody handed a guard to). */
+static int runner_open_guard(struct runner *r)
+{
+	char msg[2048];
 	int ret;
 
-	ret = target_identify(r->plan.device, id, msg, sizeof(msg));
-	if (ret)
-		return runner_fail(r, ret, "%s: %s", r->plan.device, msg);
-	snprintf(r->io_path, sizeof(r->io_path), "%s", *id->block_path ? id->block_path : r->plan.device);
-	if (*r->plan.ident && target_match(id, r->plan.ident) == TARGET_MATCH_NONE)
-		return runner_fail(r, -EPERM,
-				   "refusing %s: it is %s, not the drive the plan names (%s %s)",
-				   r->plan.device, target_describe(id, desc, sizeof(desc)),
-				   *r->plan.ident_field ? r->plan.ident_field : "id", r->plan.ident);
-	if (writes && !*r->plan.ident)
-		return runner_fail(r, -EPERM, "refusing to write %s: the plan names no serial",
-				   r->plan.device);
+	if (r->have_guard)
+		return 0;
+	/* after a crash the dead process's io_uring may hold the device's
+	 * exclusive claim for some milliseconds: a short, bounded retry */
+	for (int tries = 0;; tries++) {
+		ret = runner_guard_open(&r->plan, 0, r->run_id, &r->guard);
+		if (ret != -EBUSY || tries >= 30 || runner_stopped(r))
+			break;
+		guard_close(&r->guard);
+		nanosleep(&(struct timespec){ .tv_nsec = 100000000L }, NULL);
+	}
+	if (ret) {
+		guard_refusal(&r->guard, msg, sizeof(msg));
+		guard_close(&r->guard);
+		return runner_fail(r, ret, "%s", msg);
+	}
+	r->have_guard = true;
+	return 0;
+}
+
+/* Before a phase: still the drive the plan names, and free (guard.h). */
+static int runner_check_target(struct runner *r, bool writes, bool whole_ctrl)
+{
+	char msg[2048];
+	int ret;
+
 	if (!writes)
 		return 0;
-	ret = target_inuse(id, false, &u);
-	if (ret < 0)
-		return runner_fail(r, ret, "%s: cannot tell whether it is in use: %s",
-				   r->plan.device, strerror(-ret));
-	if (ret > 0)
-		return runner_fail(r, -EBUSY, "refusing %s: in use: %s%s", r->plan.device,
-				   u.reason[0], u.count > 1 ? " (and more)" : "");
+	ret = guard_recheck(&r->guard, r->plan.ident, whole_ctrl);
+	if (ret)
+		return runner_fail(r, ret, "%s", guard_refusal(&r->guard, msg, sizeof(msg)));
 	return 0;
 }
 
@@ -426,29 +533,31 @@ static int runner_erase(struct runner *r, struct store_phase *p, const struct pl
 		.userdata = r,
 	};
 	struct erase_record rec;
-	struct target_identity id;
 	int ret = -ENOENT;
 	char *json;
 
 	r->last_progress_event = -1;
 	r->last_progress_ns = runner_now_ns();
-	if (resuming) {
+	if (resuming && r->guard.id.kind == TARGET_NVME) {
 		/* an NVMe sanitize survives our crash: follow it, never restart it */
-		struct target_identity cur;
-		int fd;
-
-		if (!target_identify(r->plan.device, &cur, NULL, 0) && cur.kind == TARGET_NVME &&
-		    target_match(&cur, r->plan.ident) != TARGET_MATCH_NONE &&
-		    !target_open(*cur.block_path ? cur.block_path : r->plan.device, false, &fd)) {
-			ret = erase_resume(fd, &cur, &o, &rec);
-			close(fd);
-			if (!ret)
-				runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_RESUMED, NULL,
-					     "a sanitize found in progress after the restart completed");
+		ret = erase_resume(r->guard.fd, &r->guard.id, &o, &rec);
+		if (!ret)
+			runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_RESUMED, NULL,
+				     "a sanitize found in progress after the restart completed");
+	}
+	if (ret == -ENOENT) {
+		ret = runner_check_target(r, pp->erase_method != ERASE_NONE,
+					  r->guard.erase_all_ns);
+		if (ret) {
+			memset(&rec, 0, sizeof(rec));
+			rec.requested = pp->erase_method;
+			msg_set(rec.msg, sizeof(rec.msg), "%s", r->err);
+			rec.err = ret;
+		} else {
+			o.kind = r->guard.id.kind == TARGET_NVME ? TARGET_NVME : TARGET_UNKNOWN;
+			ret = erase_run(&r->guard.fd, &r->guard.id, &o, &rec);
 		}
 	}
-	if (ret == -ENOENT)
-		ret = erase_drive(r->plan.device, &o, &id, &rec);
 	json = runner_erase_json(&rec);
 	free(p->result);
 	p->result = json;
@@ -471,7 +580,9 @@ static int runner_erase(struct runner *r, struct store_phase *p, const struct pl
 
 static void runner_footprint(struct runner *r, struct engine_job *job)
 {
-	job->path = *r->io_path ? r->io_path : r->plan.device;
+	job->path = r->plan.device;
+	job->use_fd = true;
+	job->fd = r->guard.fd;
 	job->offset_bytes = r->plan.offset_bytes;
 	job->size_bytes = r->plan.footprint_bytes;
 	job->interval_ns = r->plan.interval_ns;
@@ -489,7 +600,7 @@ static int runner_resolve_footprint(struct runner *r, struct engine_job *job)
 
 	if (r->plan.footprint_pct <= 0)
 		return 0;
-	ret = engine_target_probe(job->path, &t);
+	ret = engine_target_probe_fd(r->guard.fd, &t);
 	if (ret)
 		return runner_fail(r, ret, "%s: %s", r->plan.device, strerror(-ret));
 	ret = engine_footprint(t.size_bytes, t.lba_bytes, r->plan.offset_bytes, 0,
@@ -538,7 +649,7 @@ static int runner_run_engine(struct runner *r, struct engine_job *job, struct en
 		return ret;
 	/* After a crash the dead process's io_uring may hold the device's
 	 * exclusive claim for some milliseconds: a short, bounded retry.  A
-	 * device really in use was refused by runner_check_target() already. */
+	 * device really in use was refused by the gate already (guard.h). */
 	for (int tries = 0;; tries++) {
 		ret = engine_new(job, &e, err, sizeof(err));
 		if (ret != -EBUSY || tries >= 30 || runner_stopped(r))
@@ -988,7 +1099,6 @@ static bool runner_phase_writes(const struct plan_phase *pp)
 
 static int runner_phase(struct runner *r, struct store_phase *p, const struct plan_phase *pp)
 {
-	struct target_identity id;
 	bool resuming = !strcmp(p->state, "running");
 	int ret;
 
@@ -997,7 +1107,7 @@ static int runner_phase(struct runner *r, struct store_phase *p, const struct pl
 	/* rounds and the verdict are the phase's own */
 	r->rounds = 0;
 	r->judged = false;
-	if (pp->kind != PLAN_ERASE && (ret = runner_check_target(r, runner_phase_writes(pp), &id)))
+	if (pp->kind != PLAN_ERASE && (ret = runner_check_target(r, runner_phase_writes(pp), false)))
 		return ret;
 	if ((ret = runner_set_run_state(r, runner_state_for(pp->kind), NULL)))
 		return ret;
@@ -1035,7 +1145,7 @@ static void runner_end_phase(struct runner *r, struct store_phase *p, const char
 
 int runner_run(struct runner *r)
 {
-	char err[512];
+	char err[2048];
 	int ret;
 
 	*r->err = '\0';
@@ -1066,6 +1176,9 @@ int runner_run(struct runner *r)
 			runner_fail(r, ret, "%s", store_errmsg(r->s));
 		goto failed;
 	}
+	if ((ret = runner_open_guard(r)))
+		goto failed;
+	guard_set_run(&r->guard, r->run_id);
 	if (r->run.started_ns)
 		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_RESUMED, NULL, "resumed in state %s",
 			     r->run.state);

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sample.h"
 #include "steady.h"
@@ -102,6 +103,24 @@ struct runner_ops {
 struct runner;
 
 /**
+ * struct runner_requester - who asked for a run (stored with it, and in its
+ * run-created event)
+ * @uid: the requester's uid (SO_PEERCRED for the daemon)
+ * @pid: its pid
+ * @cmd: its command line, NULL when unknown
+ * @via: STORE_VIA_DAEMON or STORE_VIA_CLI
+ */
+struct runner_requester {
+	int64_t uid;
+	int64_t pid;
+	const char *cmd;
+	const char *via;
+};
+
+/* The command line of process @pid, arguments joined by blanks ("" if gone). */
+void runner_cmdline(pid_t pid, char *buf, size_t len);
+
+/**
  * runner_create_run() - record a new run (queued) with its phases
  * @s: writable store
  * @plan_text: the plan as given (stored verbatim)
@@ -109,18 +128,40 @@ struct runner;
  * @id: the drive's identity, read by the caller, who has checked that the
  *      plan names it
  * @host: host name for the record
+ * @who: the requester (NULL: unknown)
  * @run_id: the new run's id
  * @err: why not
  *
  * Return: 0, -EINVAL for a plan that does not parse, -errno from the store.
  */
 int runner_create_run(struct store *s, const char *plan_text, const char *plan_file,
-		      const struct target_identity *id, const char *host, int64_t *run_id,
-		      char *err, size_t errlen);
+		      const struct target_identity *id, const char *host,
+		      const struct runner_requester *who, int64_t *run_id, char *err,
+		      size_t errlen);
 
 /* A runner for @run_id; @ops and @ctx may be NULL.  -ENOMEM only. */
 int runner_new(struct store *s, int64_t run_id, const struct runner_ops *ops, void *ctx,
 	       struct runner **ret);
+
+struct guard;
+struct plan;
+
+/**
+ * runner_guard_open() - the safety gate for a plan (guard.h)
+ * @p: the parsed plan: device, the name it gives the drive, its phases
+ * @extra_flags: GUARD_PROBE for a dry run
+ * @run_id: for the lock files (0: not created yet)
+ * @g: result; guard_close() it (or hand it to runner_adopt_guard())
+ *
+ * Return: 0, or the refusal's -errno with its reasons in @g.
+ */
+int runner_guard_open(const struct plan *p, unsigned int extra_flags, int64_t run_id,
+		      struct guard *g);
+
+/* Hand an open guard to the runner, which closes it; *@g owns nothing after. */
+void runner_adopt_guard(struct runner *r, struct guard *g);
+/* The runner's guard, NULL before runner_run() opened one. */
+const struct guard *runner_guard(const struct runner *r);
 
 /**
  * runner_run() - run (or resume) the run to its end

@@ -577,12 +577,57 @@ bool store_run_state_active(const char *state)
 	       strcmp(state, "stopped");
 }
 
+void store_run_init(struct store_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->requester_uid = -1;
+	r->requester_pid = -1;
+}
+
 void store_run_clear(struct store_run *r)
 {
 	free(r->plan);
 	free(r->error);
 	r->plan = NULL;
 	r->error = NULL;
+}
+
+#define STORE_UID_MAX 4294967294LL /* (uid_t)-1 is no user */
+#define STORE_PID_MAX 2147483647LL
+
+static bool store_via_valid(const char *via)
+{
+	return !strcmp(via, STORE_VIA_DAEMON) || !strcmp(via, STORE_VIA_CLI);
+}
+
+/* Bind the requester to ?first..?first+3, each unknown part as NULL. */
+static int store_bind_requester(struct store *s, sqlite3_stmt *st, int first,
+				const struct store_run *r)
+{
+	size_t cmdlen = strnlen(r->requester_cmd, sizeof(r->requester_cmd));
+	size_t vialen = strnlen(r->requester_via, sizeof(r->requester_via));
+
+	/* zeroed and never filled in: unknown, not uid 0 (root) */
+	if (!r->requester_uid && !r->requester_pid && !cmdlen && !vialen)
+		return 0;
+	if (r->requester_uid > STORE_UID_MAX)
+		return store_fail(s, -EINVAL, "requester uid %lld is no user (-1: unknown)",
+				  (long long)r->requester_uid);
+	if (!r->requester_pid || r->requester_pid > STORE_PID_MAX)
+		return store_fail(s, -EINVAL, "requester pid %lld is no process (-1: unknown)",
+				  (long long)r->requester_pid);
+	if (vialen == sizeof(r->requester_via) || (vialen && !store_via_valid(r->requester_via)))
+		return store_fail(s, -EINVAL, "requester via '%.*s' is neither '%s' nor '%s'",
+				  (int)vialen, r->requester_via, STORE_VIA_DAEMON, STORE_VIA_CLI);
+	if (r->requester_uid >= 0)
+		sqlite3_bind_int64(st, first, r->requester_uid);
+	if (r->requester_pid > 0)
+		sqlite3_bind_int64(st, first + 1, r->requester_pid);
+	if (cmdlen)
+		sqlite3_bind_text(st, first + 2, r->requester_cmd, (int)cmdlen, SQLITE_STATIC);
+	if (vialen)
+		sqlite3_bind_text(st, first + 3, r->requester_via, (int)vialen, SQLITE_STATIC);
+	return 0;
 }
 
 int store_run_insert(struct store *s, struct store_run *r)
@@ -594,10 +639,15 @@ int store_run_insert(struct store *s, struct store_run *r)
 		return store_fail(s, -EINVAL, "invalid run state '%s'", r->state);
 	ret = store_prepare(s,
 			    "INSERT INTO runs (drive_id, name, plan, state, created_ns, host, "
-			    "version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+			    "version, requester_uid, requester_pid, requester_cmd, requester_via) "
+			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 			    &st);
 	if (ret)
 		return ret;
+	if ((ret = store_bind_requester(s, st, 8, r))) {
+		sqlite3_finalize(st);
+		return ret;
+	}
 	if (!r->created_ns)
 		r->created_ns = store_now_ns();
 	sqlite3_bind_int64(st, 1, r->drive_id);
@@ -644,11 +694,62 @@ int store_run_set_state(struct store *s, int64_t run_id, const char *state, cons
 #define RUN_COLS                                                                                   \
 	"r.id, r.drive_id, r.name, r.plan, r.state, r.created_ns, r.started_ns, r.ended_ns, "      \
 	"r.host, r.version, r.error, d.id, d.kind, d.path, d.model, d.serial, d.firmware, "        \
-	"d.eui64, d.nguid, d.wwn, d.capacity_bytes, d.lba_bytes, d.first_seen_ns"
+	"d.eui64, d.nguid, d.wwn, d.capacity_bytes, d.lba_bytes, d.first_seen_ns, "                \
+	"r.requester_uid, r.requester_pid, r.requester_cmd, r.requester_via"
+#define RUN_COL_REQUESTER 23
+
+/* An integer requester column (requester_@what): NULL is -1 (unknown), else
+ * @lo..@hi. */
+static int store_requester_int(struct store *s, sqlite3_stmt *st, int col, const char *what,
+			       int64_t lo, int64_t hi, int64_t run_id, int64_t *v)
+{
+	int type = sqlite3_column_type(st, col);
+	int64_t x;
+
+	*v = -1;
+	if (type == SQLITE_NULL)
+		return 0;
+	if (type != SQLITE_INTEGER)
+		return store_fail(s, -EBADMSG,
+				  "%s: runs row %lld: requester_%s '%s' is not a %s (NULL: unknown)",
+				  s->path, (long long)run_id, what,
+				  (const char *)sqlite3_column_text(st, col), what);
+	x = sqlite3_column_int64(st, col);
+	if (x < lo || x > hi)
+		return store_fail(s, -EBADMSG,
+				  "%s: runs row %lld: requester_%s %lld is not a %s (%lld..%lld; "
+				  "NULL: unknown)",
+				  s->path, (long long)run_id, what, (long long)x, what,
+				  (long long)lo, (long long)hi);
+	*v = x;
+	return 0;
+}
+
+static int store_run_requester(struct store *s, sqlite3_stmt *st, struct store_run *r)
+{
+	int c = RUN_COL_REQUESTER, ret;
+
+	if ((ret = store_requester_int(s, st, c, "uid", 0, STORE_UID_MAX, r->id,
+				       &r->requester_uid)) ||
+	    (ret = store_requester_int(s, st, c + 1, "pid", 1, STORE_PID_MAX, r->id,
+				       &r->requester_pid)))
+		return ret;
+	store_copy_text(r->requester_cmd, sizeof(r->requester_cmd), st, c + 2);
+	store_copy_text(r->requester_via, sizeof(r->requester_via), st, c + 3);
+	if (sqlite3_column_type(st, c + 3) != SQLITE_NULL && !store_via_valid(r->requester_via))
+		return store_fail(s, -EBADMSG,
+				  "%s: runs row %lld: requester_via '%s' is neither '%s' nor '%s' "
+				  "(NULL: unknown)",
+				  s->path, (long long)r->id, r->requester_via, STORE_VIA_DAEMON,
+				  STORE_VIA_CLI);
+	return 0;
+}
 
 static int store_run_row(struct store *s, sqlite3_stmt *st, struct store_run *r)
 {
-	memset(r, 0, sizeof(*r));
+	int ret;
+
+	store_run_init(r);
 	r->id = sqlite3_column_int64(st, 0);
 	r->drive_id = sqlite3_column_int64(st, 1);
 	store_copy_text(r->name, sizeof(r->name), st, 2);
@@ -664,6 +765,8 @@ static int store_run_row(struct store *s, sqlite3_stmt *st, struct store_run *r)
 	if (r->ended_ns && r->started_ns && r->ended_ns < r->started_ns)
 		return store_fail(s, -EBADMSG, "%s: runs row %lld: ended before it started",
 				  s->path, (long long)r->id);
+	if ((ret = store_run_requester(s, st, r)))
+		return ret;
 	r->plan = store_dup_text(st, 3);
 	r->error = store_dup_text(st, 10);
 	if (!r->plan) {

@@ -83,6 +83,23 @@ int store_drive_get(struct store *s, int64_t id, struct store_drive *d);
 #define STORE_RUN_STATES                                                                         \
 	"queued", "erasing", "filling", "preconditioning", "sweeping", "done", "failed", "stopped"
 
+/* requester_via: how the run was asked for */
+#define STORE_VIA_DAEMON "plateaud"    /* a client asked plateaud over its socket */
+#define STORE_VIA_CLI    "plateau run" /* the CLI ran it in the foreground */
+
+/*
+ * The requester (schema 3) is an audit record: who asked for the run.  Each
+ * part may be unknown (NULL in the database): runs stored before plateau
+ * recorded requesters, or what the recorder could not learn.
+ *
+ * A caller inserting a run must set requester_uid and requester_pid
+ * explicitly (-1 when unknown): zero is a value, and uid 0 is root.  Start
+ * from store_run_init(), which zeroes the struct but marks every requester
+ * part unknown, then set what is known.  A requester left all zero (uid 0,
+ * pid 0, no command, no via) was never filled in: store_run_insert() stores
+ * it as unknown rather than as root, so a caller still using "= { 0 }" does
+ * not claim root; pid 0 with any other part set is refused (-EINVAL).
+ */
 struct store_run {
 	int64_t id;
 	int64_t drive_id;
@@ -95,20 +112,37 @@ struct store_run {
 	char host[128];
 	char version[32];
 	char *error; /* owned, may be NULL */
+	int64_t requester_uid;  /* -1: unknown; else 0..4294967294 */
+	int64_t requester_pid;  /* -1: unknown; else >= 1 */
+	char requester_cmd[256]; /* "": unknown; the command line, args joined by blanks */
+	char requester_via[16];  /* "": unknown; STORE_VIA_DAEMON or STORE_VIA_CLI */
 	struct store_drive drive;
 };
 
+/* Zero @r and mark its requester unknown (-1, -1, "", ""); use it instead of
+ * "= { 0 }" for a run to insert. */
+void store_run_init(struct store_run *r);
 void store_run_clear(struct store_run *r);
 /* true for a state the run can still leave (not done, failed, stopped) */
 bool store_run_state_active(const char *state);
 bool store_run_state_valid(const char *state);
-/* r->drive_id, name, plan, state, host, version; sets id and created_ns */
+/*
+ * Stores r->drive_id, name, plan, state, host, version and the requester
+ * (each unknown part as NULL: a negative uid or pid, an empty command or
+ * via; an all-zero requester as all unknown, see above); sets id and
+ * created_ns.  -EINVAL for an invalid state, a requester_uid above
+ * 4294967294, a requester_pid of 0 (with the rest of the requester set) or
+ * above INT32_MAX, or a requester_via other than "", STORE_VIA_DAEMON and
+ * STORE_VIA_CLI.
+ */
 int store_run_insert(struct store *s, struct store_run *r);
 /* Sets started_ns on the first active state after queued and ended_ns on
  * done/failed/stopped; @error may be NULL. */
 int store_run_set_state(struct store *s, int64_t run_id, const char *state, const char *error,
 			int64_t now_ns);
-/* -ENOENT when there is no such run */
+/* -ENOENT when there is no such run.  Unknown requester parts read back as
+ * -1 / "" (store_run_init()'s values); a requester the schema would refuse
+ * (a negative uid, say) gives -EBADMSG naming the run and the column. */
 int store_run_get(struct store *s, int64_t run_id, struct store_run *r);
 
 struct store_run_filter {

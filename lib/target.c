@@ -359,6 +359,102 @@ static int identify_nvme(int fd, const struct stat *st, const char *sysdir,
 	return 0;
 }
 
+/*
+ * What makes a file's synthetic serial unique beyond its inode number
+ * (which file systems reuse): the birth time from statx and the inode
+ * generation (FS_IOC_GETVERSION), each where the file system has it:
+ * ":SEC.NSEC", ":gGEN" or ":SEC.NSEC:gGEN" into @buf.
+ */
+static int file_stamp(int fd, char *buf, size_t len)
+{
+	struct statx sx;
+	unsigned int gen = 0;
+	bool have_gen = ioctl(fd, FS_IOC_GETVERSION, &gen) == 0;
+	int r = -EOPNOTSUPP;
+
+	buf[0] = '\0';
+	/* birth times are taken from a coarse clock: two files made in one tick
+	 * share one, so the generation (random per inode on ext4) joins it */
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BTIME, &sx) == 0 &&
+	    (sx.stx_mask & STATX_BTIME) && (sx.stx_btime.tv_sec || sx.stx_btime.tv_nsec)) {
+		r = fmt(buf, len, ":%lld.%09u", (long long)sx.stx_btime.tv_sec,
+			sx.stx_btime.tv_nsec);
+		if (r < 0)
+			return r;
+	}
+	if (have_gen) {
+		size_t n = strlen(buf);
+
+		r = fmt(buf + n, len - n, ":g%u", gen);
+	}
+	return r;
+}
+
+/*
+ * The synthetic serial of a loop device (see target.h), from its backing
+ * file as the kernel holds it (LOOP_GET_STATUS64: lo_device, lo_inode,
+ * lo_rdevice), never from the backing file's name alone: the name in sysfs
+ * is only used to find a descriptor, which must have the same numbers.
+ * A loop over a block device takes "loop:" + that device's serial.
+ * Without a stamp the serial is marked weak (it could repeat).
+ */
+static void loop_serial(int fd, const char *sysdir, struct target_identity *id, int depth)
+{
+	struct loop_info64 li;
+	char backing[PATH_MAX], stamp[48] = "", off[32] = "";
+	_cleanup_close_ int bfd = -1;
+	struct stat bst;
+	int n;
+
+	id->serial_weak = true;
+	if (ioctl(fd, LOOP_GET_STATUS64, &li) < 0)
+		return;
+	if (li.lo_offset)
+		snprintf(off, sizeof(off), "@%llu", (unsigned long long)li.lo_offset);
+	if (li.lo_rdevice) {
+		/* over a block device: name it by that device's own identity */
+		struct target_identity inner;
+		char p[PATH_MAX], name[TARGET_NAME_LEN];
+
+		if (depth > 8 ||
+		    fmt(p, sizeof(p), "%s/dev/block/%u:%u", sys_default,
+			major((dev_t)li.lo_rdevice), minor((dev_t)li.lo_rdevice)) < 0 ||
+		    link_base(p, name, sizeof(name)) < 0 || fmt(p, sizeof(p), "/dev/%s", name) < 0)
+			return;
+		bfd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (bfd < 0 || fstat(bfd, &bst) < 0 || !S_ISBLK(bst.st_mode) ||
+		    bst.st_rdev != (dev_t)li.lo_rdevice)
+			return;
+		memset(&inner, 0, sizeof(inner));
+		copy_str(inner.path, sizeof(inner.path), p);
+		if (strncmp(name, "loop", 4) == 0) {
+			if (fmt(p, sizeof(p), "%s/class/block/%s", sys_default, name) < 0)
+				return;
+			loop_serial(bfd, p, &inner, depth + 1);
+		} else if (target_identify_fd(bfd, inner.path, TARGET_BLOCK, &inner, NULL, 0) < 0) {
+			return;
+		}
+		if (!inner.serial[0])
+			return;
+		n = snprintf(id->serial, sizeof(id->serial), "loop:%s%s", inner.serial, off);
+		id->serial_weak = inner.serial_weak || n < 0 || (size_t)n >= sizeof(id->serial);
+		return;
+	}
+	snprintf(id->serial, sizeof(id->serial), "loop:%u:%u:%llu%s",
+		 major((dev_t)li.lo_device), minor((dev_t)li.lo_device),
+		 (unsigned long long)li.lo_inode, off);
+	if (read_attrf(backing, sizeof(backing), "%s/loop/backing_file", sysdir) <= 0)
+		return;
+	bfd = open(backing, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	if (bfd < 0 || fstat(bfd, &bst) < 0 || bst.st_dev != (dev_t)li.lo_device ||
+	    bst.st_ino != li.lo_inode || file_stamp(bfd, stamp, sizeof(stamp)) < 0)
+		return;
+	n = snprintf(id->serial, sizeof(id->serial), "loop:%u:%u:%llu%s%s",
+		     major((dev_t)li.lo_device), minor((dev_t)li.lo_device),
+		     (unsigned long long)li.lo_inode, stamp, off);
+	id->serial_weak = n < 0 || (size_t)n >= sizeof(id->serial);
+}
+
 /* SCSI VPD page 80h: 4-byte header, then the unit serial number. */
 static int read_vpd80(const char *sysdir, char *out, size_t len)
 {
@@ -418,18 +514,8 @@ static int identify_block(int fd, const struct stat *st, const char *sysdir, con
 		id->rotational = buf[0] == '1';
 
 	if (strncmp(sysname, "loop", 4) == 0) {
-		struct loop_info64 li;
-
 		copy_str(id->model, sizeof(id->model), "Linux loop device");
-		/* synthetic serial from the backing file, see target.h */
-		if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0) {
-			int n = snprintf(id->serial, sizeof(id->serial), "loop:%u:%u:%llu",
-					 major((dev_t)li.lo_device), minor((dev_t)li.lo_device),
-					 (unsigned long long)li.lo_inode);
-			if (li.lo_offset && n > 0 && (size_t)n < sizeof(id->serial))
-				snprintf(id->serial + n, sizeof(id->serial) - (size_t)n, "@%llu",
-					 (unsigned long long)li.lo_offset);
-		}
+		loop_serial(fd, sysdir, id, 0);
 		return 0;
 	}
 
@@ -455,16 +541,18 @@ static int identify_block(int fd, const struct stat *st, const char *sysdir, con
 	return 0;
 }
 
-static int identify_file(const struct stat *st, struct target_identity *id)
+static int identify_file(int fd, const struct stat *st, struct target_identity *id)
 {
 	const char *b = strrchr(id->path, '/');
+	char stamp[48] = "";
 
 	id->kind = TARGET_FILE;
 	copy_str(id->name, sizeof(id->name), b ? b + 1 : id->path);
 	copy_str(id->model, sizeof(id->model), "regular file");
-	/* synthetic serial, see target.h */
-	snprintf(id->serial, sizeof(id->serial), "file:%u:%u:%llu", major(st->st_dev),
-		 minor(st->st_dev), (unsigned long long)st->st_ino);
+	/* synthetic serial, see target.h; without a stamp it could repeat */
+	id->serial_weak = file_stamp(fd, stamp, sizeof(stamp)) < 0;
+	snprintf(id->serial, sizeof(id->serial), "file:%u:%u:%llu%s", major(st->st_dev),
+		 minor(st->st_dev), (unsigned long long)st->st_ino, stamp);
 	id->dev = st->st_dev;
 	id->ino = st->st_ino;
 	id->capacity_bytes = (uint64_t)st->st_size;
@@ -506,7 +594,7 @@ int target_identify_fd(int fd, const char *path, enum target_kind kind, struct t
 			copy_str(t.name, sizeof(t.name), b ? b + 1 : path);
 			r = identify_nvme(fd, &st, NULL, &t, msg, msg_len);
 		} else {
-			r = identify_file(&st, &t);
+			r = identify_file(fd, &st, &t);
 		}
 	} else if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)) {
 		bool blk = S_ISBLK(st.st_mode);
@@ -891,6 +979,31 @@ int target_inuse_swaps(FILE *f, const struct target_devset *set, struct target_i
 	return (int)(u->count - before);
 }
 
+/* " -> dm-1 -> md0": the holders of @name up to the top, at any depth */
+static void holder_chain(const char *sys_root, const char *name, char *out, size_t len, int depth)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	char p[PATH_MAX];
+	struct dirent *de;
+
+	out[0] = '\0';
+	if (depth > 16 || fmt(p, sizeof(p), "%s/class/block/%s/holders", sys_root, name) < 0)
+		return;
+	d = opendir(p);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t n;
+
+		if (de->d_name[0] == '.')
+			continue;
+		n = (size_t)snprintf(out, len, ", which is held by %s", de->d_name);
+		if (n < len)
+			holder_chain(sys_root, de->d_name, out + n, len - n, depth + 1);
+		return;
+	}
+}
+
 int target_inuse_holders(const char *sys_root, const struct target_devset *set,
 			 struct target_inuse *u)
 {
@@ -910,14 +1023,17 @@ int target_inuse_holders(const char *sys_root, const struct target_devset *set,
 			return -errno;
 		}
 		while ((de = readdir(d))) {
+			char chain[TARGET_REASON_LEN];
+
 			if (de->d_name[0] == '.')
 				continue;
+			holder_chain(sys_root, de->d_name, chain, sizeof(chain), 0);
 			if (read_attrf(dmname, sizeof(dmname), "%s/class/block/%s/dm/name",
 				       sys_root, de->d_name) > 0)
-				add_reason(u, "%s is held by %s (%s)", set->name[i], de->d_name,
-					   dmname);
+				add_reason(u, "%s is held by %s (%s)%s", set->name[i], de->d_name,
+					   dmname, chain);
 			else
-				add_reason(u, "%s is held by %s", set->name[i], de->d_name);
+				add_reason(u, "%s is held by %s%s", set->name[i], de->d_name, chain);
 		}
 	}
 	return (int)(u->count - before);
@@ -993,103 +1109,415 @@ int target_inuse_root(FILE *f, const char *sys_root, const struct target_devset 
 	return 0;
 }
 
-int target_inuse_loop_backing(const char *sys_root, const struct target_devset *set,
-			      struct target_inuse *u)
+bool target_serial_legacy(const char *want)
+{
+	unsigned a, b;
+	unsigned long long ino, off;
+	int n = 0;
+
+	if (!want)
+		return false;
+	while (isspace((unsigned char)*want))
+		want++;
+	if (strncmp(want, "file:", 5) && strncmp(want, "loop:", 5))
+		return false;
+	if (sscanf(want + 5, "%u:%u:%llu%n", &a, &b, &ino, &n) != 3)
+		return false;
+	want += 5 + n;
+	if (*want == '@' && sscanf(want + 1, "%llu%n", &off, &n) == 1)
+		want += 1 + n;
+	while (isspace((unsigned char)*want))
+		want++;
+	return *want == '\0';
+}
+
+/*
+ * Every bound loop device: its number and what it is stacked on, as the
+ * kernel holds it.  Reached through /dev/<name>, checked by st_rdev.
+ */
+struct loop_edge {
+	dev_t dev;
+	char name[TARGET_NAME_LEN];
+	dev_t back_rdev; /* over a block device: its number; else 0 */
+	dev_t back_dev;  /* over a file: st_dev and st_ino of the file */
+	uint64_t back_ino;
+};
+
+struct loop_table {
+	size_t n, cap;
+	struct loop_edge *v;
+};
+
+static void loop_table_free(struct loop_table *t)
+{
+	free(t->v);
+	t->v = NULL;
+	t->n = t->cap = 0;
+}
+
+static int loops_scan(const char *sys_root, struct loop_table *t, struct target_inuse *u)
 {
 	_cleanup_closedir_ DIR *d = NULL;
-	char p[PATH_MAX], backing[PATH_MAX];
+	char p[PATH_MAX], buf[64];
 	struct dirent *de;
-	unsigned before = u->count;
 
-	if (!set->is_file)
-		return 0;
 	if (fmt(p, sizeof(p), "%s/block", sys_root) < 0)
 		return -ENAMETOOLONG;
 	d = opendir(p);
 	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+		return -errno;
 	while ((de = readdir(d))) {
+		_cleanup_close_ int fd = -1;
+		struct loop_info64 li;
+		struct loop_edge *e;
 		struct stat st;
+		dev_t dv;
 
-		if (strncmp(de->d_name, "loop", 4) != 0)
+		if (strncmp(de->d_name, "loop", 4) != 0 || !isdigit((unsigned char)de->d_name[4]))
 			continue;
-		if (read_attrf(backing, sizeof(backing), "%s/block/%s/loop/backing_file", sys_root,
-			       de->d_name) <= 0)
+		/* unbound loop devices have no loop/ directory */
+		if (fmt(p, sizeof(p), "%s/block/%s/loop", sys_root, de->d_name) < 0 ||
+		    !path_exists(p))
 			continue;
-		if (stat(backing, &st) == 0 && st.st_dev == set->file_dev &&
-		    st.st_ino == set->file_ino)
-			add_reason(u, "the file backs %s", de->d_name);
+		if (read_attrf(buf, sizeof(buf), "%s/block/%s/dev", sys_root, de->d_name) < 0 ||
+		    parse_devnum(buf, &dv) < 0 || fmt(p, sizeof(p), "/dev/%s", de->d_name) < 0) {
+			add_reason(u, "cannot read what %s is stacked on (sysfs)", de->d_name);
+			continue;
+		}
+		fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != dv) {
+			add_reason(u, "cannot tell what %s is stacked on: %s is not it", de->d_name,
+				   p);
+			continue;
+		}
+		if (ioctl(fd, LOOP_GET_STATUS64, &li) < 0) {
+			if (errno == ENXIO)
+				continue; /* detached meanwhile */
+			add_reason(u, "cannot tell what %s is stacked on: %s", de->d_name,
+				   strerror(errno));
+			continue;
+		}
+		if (t->n == t->cap) {
+			size_t nc = t->cap ? t->cap * 2 : 16;
+			struct loop_edge *nv = realloc(t->v, nc * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			t->v = nv;
+			t->cap = nc;
+		}
+		e = &t->v[t->n++];
+		memset(e, 0, sizeof(*e));
+		e->dev = dv;
+		copy_str(e->name, sizeof(e->name), de->d_name);
+		e->back_rdev = (dev_t)li.lo_rdevice;
+		if (!e->back_rdev) {
+			e->back_dev = (dev_t)li.lo_device;
+			e->back_ino = li.lo_inode;
+		}
 	}
-	return (int)(u->count - before);
+	return 0;
+}
+
+static const struct loop_edge *loop_by_dev(const struct loop_table *t, dev_t d)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].dev == d)
+			return &t->v[i];
+	return NULL;
+}
+
+/* A regular file the target reaches: the target itself or a loop's bottom. */
+struct file_node {
+	dev_t dev;
+	uint64_t ino;
+};
+
+#define FILES_MAX 8
+
+/* Everything a write to the target reaches, and what must not count as a user. */
+struct reach {
+	struct target_devset set; /* block devices */
+	struct file_node files[FILES_MAX];
+	size_t nfiles;
+	dev_t own[16]; /* the target and the loops it is stacked through */
+	size_t nown;
+};
+
+static bool reach_own(const struct reach *r, dev_t d)
+{
+	for (size_t i = 0; i < r->nown; i++)
+		if (r->own[i] == d)
+			return true;
+	return false;
+}
+
+static int name_of_dev(const char *sys_root, dev_t d, char *name, size_t len)
+{
+	char p[PATH_MAX];
+	int r = fmt(p, sizeof(p), "%s/dev/block/%u:%u", sys_root, major(d), minor(d));
+
+	return r < 0 ? r : link_base(p, name, len);
+}
+
+/*
+ * The target's reach: its device and partitions (or the file), and for a
+ * loop device, down through what it is stacked on to the bottom.
+ */
+static int reach_build(const char *sys_root, const struct target_identity *id, bool whole_ctrl,
+		       const struct loop_table *loops, struct reach *r)
+{
+	char name[TARGET_NAME_LEN];
+	dev_t cur;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (id->kind == TARGET_FILE || (id->kind == TARGET_NVME && id->ino)) {
+		r->files[r->nfiles++] = (struct file_node){ id->dev, id->ino };
+		return 0;
+	}
+	cur = id->dev;
+	if (!cur)
+		return -ENODEV;
+	for (int depth = 0;; depth++) {
+		const struct loop_edge *e;
+
+		if (depth > 14)
+			return -ELOOP;
+		ret = name_of_dev(sys_root, cur, name, sizeof(name));
+		if (ret == 0)
+			ret = target_devset_sysfs(sys_root, name, &r->set);
+		if (ret < 0)
+			return ret;
+		if (depth == 0 && whole_ctrl && id->kind == TARGET_NVME && id->ctrl[0]) {
+			ret = target_devset_add_ctrl(sys_root, id->ctrl, &r->set);
+			if (ret < 0)
+				return ret;
+		}
+		e = loop_by_dev(loops, cur);
+		if (!e)
+			return 0;
+		r->own[r->nown++] = cur;
+		if (!e->back_rdev) {
+			if (r->nfiles < FILES_MAX)
+				r->files[r->nfiles++] = (struct file_node){ e->back_dev, e->back_ino };
+			return 0;
+		}
+		cur = e->back_rdev;
+	}
+}
+
+static bool reach_file(const struct reach *r, dev_t d, uint64_t ino)
+{
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (r->files[i].dev == d && r->files[i].ino == ino)
+			return true;
+	return false;
+}
+
+static int mounts_all(const struct target_devset *set, struct target_inuse *u);
+
+/* What uses loop device @e (its first use, for the message), at any depth. */
+static void loop_top_use(const char *sys_root, const struct loop_table *loops,
+			 const struct loop_edge *e, int depth, char *out, size_t len)
+{
+	struct target_devset set;
+	struct target_inuse tu;
+	_cleanup_fclose_ FILE *sw = NULL;
+
+	out[0] = '\0';
+	memset(&set, 0, sizeof(set));
+	memset(&tu, 0, sizeof(tu));
+	if (depth > 14 || target_devset_sysfs(sys_root, e->name, &set) < 0)
+		return;
+	(void)mounts_all(&set, &tu);
+	sw = fopen("/proc/swaps", "re");
+	if (sw)
+		(void)target_inuse_swaps(sw, &set, &tu);
+	(void)target_inuse_holders(sys_root, &set, &tu);
+	if (tu.count) {
+		copy_str(out, len, tu.reason[0]);
+		return;
+	}
+	for (size_t i = 0; i < loops->n; i++) {
+		const struct loop_edge *up = &loops->v[i];
+
+		if (!up->back_rdev || !devset_find_dev(&set, up->back_rdev))
+			continue;
+		loop_top_use(sys_root, loops, up, depth + 1, out, len);
+		if (!out[0])
+			snprintf(out, len, "%s is stacked on %s", up->name, e->name);
+		return;
+	}
+}
+
+/* Loops stacked on anything the target reaches (other than its own chain). */
+static void inuse_loops(const char *sys_root, const struct target_identity *id,
+			const struct loop_table *loops, const struct reach *r,
+			struct target_inuse *u)
+{
+	for (size_t i = 0; i < loops->n; i++) {
+		const struct loop_edge *e = &loops->v[i];
+		char top[TARGET_REASON_LEN], what[TARGET_NAME_LEN + 32];
+		const char *hit = NULL;
+
+		if (reach_own(r, e->dev) || e->dev == id->dev)
+			continue;
+		if (e->back_rdev) {
+			hit = devset_find_dev(&r->set, e->back_rdev);
+			if (!hit)
+				continue;
+			copy_str(what, sizeof(what), hit);
+		} else if (reach_file(r, e->back_dev, e->back_ino)) {
+			if (id->kind == TARGET_FILE)
+				copy_str(what, sizeof(what), "the file");
+			else
+				snprintf(what, sizeof(what), "%.31s's backing file", id->name);
+		} else {
+			continue;
+		}
+		loop_top_use(sys_root, loops, e, 0, top, sizeof(top));
+		if (top[0])
+			add_reason(u, "%s backs %s (%s)", what, e->name, top);
+		else
+			add_reason(u, "%s backs %s", what, e->name);
+	}
+}
+
+/*
+ * Mounts of anything in @set, in this mount namespace and every other one
+ * whose mountinfo can be read (/proc/PID/mountinfo, one per namespace).
+ */
+static int mounts_all(const struct target_devset *set, struct target_inuse *u)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	struct stat self;
+	ino_t *seen = NULL;
+	size_t nseen = 0;
+	struct dirent *de;
+	int r;
+
+	{
+		_cleanup_fclose_ FILE *mi = fopen("/proc/self/mountinfo", "re");
+
+		if (!mi)
+			return -errno;
+		r = target_inuse_mountinfo(mi, set, u);
+		if (r < 0)
+			return r;
+	}
+	if (stat("/proc/self/ns/mnt", &self) < 0)
+		return 0; /* no namespaces to walk */
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char p[64];
+		struct stat ns;
+		bool dup = false;
+		struct target_inuse tu;
+		_cleanup_fclose_ FILE *mi = NULL;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(p, sizeof(p), "/proc/%.20s/ns/mnt", de->d_name);
+		if (stat(p, &ns) < 0 || ns.st_ino == self.st_ino)
+			continue;
+		for (size_t i = 0; i < nseen; i++)
+			dup |= seen[i] == ns.st_ino;
+		if (dup)
+			continue;
+		{
+			ino_t *nv = realloc(seen, (nseen + 1) * sizeof(*seen));
+
+			if (!nv)
+				break;
+			seen = nv;
+			seen[nseen++] = ns.st_ino;
+		}
+		snprintf(p, sizeof(p), "/proc/%.20s/mountinfo", de->d_name);
+		mi = fopen(p, "re");
+		if (!mi)
+			continue;
+		memset(&tu, 0, sizeof(tu));
+		if (target_inuse_mountinfo(mi, set, &tu) <= 0)
+			continue;
+		for (unsigned i = 0; i < tu.count && i < TARGET_REASONS_MAX; i++)
+			add_reason(u, "%s (mount namespace of pid %.20s)", tu.reason[i],
+				   de->d_name);
+	}
+	free(seen);
+	return 0;
+}
+
+/* Swap: on a device of @r, a swap file on one, or a file @r reaches. */
+static int inuse_swaps(const struct reach *r, struct target_inuse *u)
+{
+	_cleanup_fclose_ FILE *sw = fopen("/proc/swaps", "re");
+	int ret;
+
+	if (!sw)
+		return errno == ENOENT ? 0 : -errno;
+	if (r->set.n) {
+		ret = target_inuse_swaps(sw, &r->set, u);
+		if (ret < 0)
+			return ret;
+	}
+	for (size_t i = 0; i < r->nfiles; i++) {
+		struct target_devset fs = { .is_file = true,
+					    .file_dev = r->files[i].dev,
+					    .file_ino = r->files[i].ino };
+
+		rewind(sw);
+		ret = target_inuse_swaps(sw, &fs, u);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 int target_inuse(const struct target_identity *id, bool whole_ctrl, struct target_inuse *u)
 {
-	_cleanup_fclose_ FILE *mi = NULL;
-	_cleanup_fclose_ FILE *sw = NULL;
-	struct target_devset set;
-	struct stat st;
-	int r;
+	struct loop_table loops = { 0 };
+	struct reach *r;
+	int ret;
 
 	memset(u, 0, sizeof(*u));
-	memset(&set, 0, sizeof(set));
-	if (stat(id->path, &st) < 0)
-		return -errno;
-	if (S_ISREG(st.st_mode)) {
-		set.is_file = true;
-		set.file_dev = st.st_dev;
-		set.file_ino = st.st_ino;
-	} else {
-		/* the block device (for /dev/ngXnY: its block twin, if any) and its partitions */
-		if (id->block_path[0]) {
-			char p[PATH_MAX], name[TARGET_NAME_LEN];
-			struct stat bst;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	ret = loops_scan(sys_default, &loops, u);
+	if (ret == 0)
+		ret = reach_build(sys_default, id, whole_ctrl, &loops, r);
+	if (ret < 0)
+		goto out;
+	if (r->set.n) {
+		_cleanup_fclose_ FILE *mi = NULL;
 
-			if (stat(id->block_path, &bst) < 0)
-				return -errno;
-			if (!S_ISBLK(bst.st_mode))
-				return -ENOTBLK;
-			r = fmt(p, sizeof(p), "%s/dev/block/%u:%u", sys_default, major(bst.st_rdev),
-				minor(bst.st_rdev));
-			if (r == 0)
-				r = link_base(p, name, sizeof(name));
-			if (r == 0)
-				r = target_devset_sysfs(sys_default, name, &set);
-			if (r < 0)
-				return r;
+		ret = mounts_all(&r->set, u);
+		if (ret < 0)
+			goto out;
+		mi = fopen("/proc/self/mountinfo", "re");
+		if (!mi) {
+			ret = -errno;
+			goto out;
 		}
-		if (whole_ctrl && id->kind == TARGET_NVME && id->ctrl[0]) {
-			r = target_devset_add_ctrl(sys_default, id->ctrl, &set);
-			if (r < 0)
-				return r;
-		}
+		ret = target_inuse_root(mi, sys_default, &r->set, u);
+		if (ret < 0)
+			goto out;
+		ret = target_inuse_holders(sys_default, &r->set, u);
+		if (ret < 0)
+			goto out;
 	}
-
-	mi = fopen("/proc/self/mountinfo", "re");
-	if (!mi)
-		return -errno;
-	r = target_inuse_mountinfo(mi, &set, u);
-	if (r < 0)
-		return r;
-	rewind(mi);
-	r = target_inuse_root(mi, sys_default, &set, u);
-	if (r < 0)
-		return r;
-	sw = fopen("/proc/swaps", "re");
-	if (sw) {
-		r = target_inuse_swaps(sw, &set, u);
-		if (r < 0)
-			return r;
-	} else if (errno != ENOENT) {
-		return -errno;
-	}
-	r = target_inuse_holders(sys_default, &set, u);
-	if (r < 0)
-		return r;
-	r = target_inuse_loop_backing(sys_default, &set, u);
-	if (r < 0)
-		return r;
-	return (int)u->count;
+	ret = inuse_swaps(r, u);
+	if (ret < 0)
+		goto out;
+	inuse_loops(sys_default, id, &loops, r, u);
+	ret = (int)u->count;
+out:
+	loop_table_free(&loops);
+	free(r);
+	return ret;
 }
 
 int target_open(const char *path, bool writable, int *ret_fd)
@@ -1231,4 +1659,60 @@ int target_list_sysfs(const char *sys_root, const char *dev_root, struct target_
 int target_list(struct target_entry **ret, size_t *ret_n)
 {
 	return target_list_sysfs(sys_default, "/dev", ret, ret_n);
+}
+
+int target_storage_keys(const struct target_identity *id, char keys[][TARGET_KEY_LEN],
+			char labels[][TARGET_NAME_LEN], size_t max)
+{
+	struct loop_table loops = { 0 };
+	struct target_inuse u;
+	size_t n = 0;
+	dev_t cur;
+	int ret = 0;
+
+	if (id->kind == TARGET_FILE || (id->kind == TARGET_NVME && id->ino)) {
+		if (max < 1)
+			return -E2BIG;
+		snprintf(keys[0], TARGET_KEY_LEN, "file-%u-%u-%llu", major(id->dev), minor(id->dev),
+			 (unsigned long long)id->ino);
+		copy_str(labels[0], TARGET_NAME_LEN, "the file");
+		return 1;
+	}
+	memset(&u, 0, sizeof(u));
+	ret = loops_scan(sys_default, &loops, &u);
+	if (ret < 0)
+		goto out;
+	cur = id->dev;
+	for (;;) {
+		const struct loop_edge *e;
+
+		if (n >= max) {
+			ret = -E2BIG;
+			goto out;
+		}
+		snprintf(keys[n], TARGET_KEY_LEN, "block-%u-%u", major(cur), minor(cur));
+		if (name_of_dev(sys_default, cur, labels[n], TARGET_NAME_LEN) < 0)
+			snprintf(labels[n], TARGET_NAME_LEN, "block %u:%u", major(cur), minor(cur));
+		n++;
+		e = loop_by_dev(&loops, cur);
+		if (!e)
+			break;
+		if (e->back_rdev) {
+			cur = e->back_rdev;
+			continue;
+		}
+		if (n >= max) {
+			ret = -E2BIG;
+			goto out;
+		}
+		snprintf(keys[n], TARGET_KEY_LEN, "file-%u-%u-%llu", major(e->back_dev),
+			 minor(e->back_dev), (unsigned long long)e->back_ino);
+		snprintf(labels[n], TARGET_NAME_LEN, "%.20s's file", e->name);
+		n++;
+		break;
+	}
+	ret = (int)n;
+out:
+	loop_table_free(&loops);
+	return ret;
 }

@@ -18,24 +18,40 @@
  *     "naa." wwid.  A device with none of these has no serial and cannot be
  *     named by a plan (it is never erased).
  *   - loop devices have no serial of their own.  plateau gives them a
- *     synthetic, stable one from the backing file (LOOP_GET_STATUS64):
- *         "loop:<major>:<minor>:<inode>"      e.g. "loop:254:0:1318211"
- *     where major:minor is the device holding the backing file and inode
- *     its inode number; a non-zero offset into the file appends
- *     "@<offset>".  It stays the same across detach/re-attach of the same
- *     file and differs for another file, even at the same path.
- *   - regular files: "file:<major>:<minor>:<inode>" of the file itself
- *     (st_dev, st_ino), e.g. "file:254:0:1318211".  Different prefixes keep
- *     a file and a loop device over it from matching each other's plans.
+ *     synthetic one from the backing file as the kernel holds it
+ *     (LOOP_GET_STATUS64), never from its name:
+ *         "loop:<major>:<minor>:<inode>:<btime>"
+ *     e.g. "loop:254:0:1318211:1796138593.011017719", where major:minor is
+ *     the device holding the backing file, inode its inode number and
+ *     btime its birth time (statx), followed by ":g<generation>" where the
+ *     file system keeps an inode generation (FS_IOC_GETVERSION; ext4, xfs,
+ *     btrfs), e.g. "loop:254:0:1318211:1796138593.011017719:g3442981160".
+ *     Inode numbers are reused, and birth times come from a coarse clock;
+ *     with both stamps the serial differs for another file, even one that
+ *     got the same inode in the same clock tick.  A non-zero offset into the file
+ *     appends "@<offset>".  A loop over a block device is "loop:" followed
+ *     by that device's serial.  When neither stamp can be read (the
+ *     backing file's name no longer leads to it: unlinked, another mount
+ *     namespace) the serial has no stamp, is marked weak, and plateau
+ *     never writes the device.
+ *   - regular files: "file:<major>:<minor>:<inode>:<btime>" of the file
+ *     itself, e.g. "file:254:0:1318211:1796138593.011017719".  Different
+ *     prefixes keep a file and a loop device over it from matching each
+ *     other's plans.  The form without the stamp (plateau 0.1) is refused
+ *     with a request to re-read the serial (target_serial_legacy()).
  *
- * In use.  Before a device is opened for writing, target_inuse() lists every
- * reason not to touch it: a partition (or the device) mounted (major:minor in
- * /proc/self/mountinfo, or the mount source), active swap (/proc/swaps),
- * holders (md, dm, LVM: /sys/class/block/X/holders), backing the root
- * filesystem (directly or below a dm/md device).  A regular file is in use
- * when it is an active swap file or backs a loop device.  O_EXCL on open is
- * the last line of defence (the kernel refuses a block device that is
- * mounted or claimed).
+ * In use.  target_inuse() lists every reason not to write a target,
+ * decided by device and inode numbers, never by names: the storage the
+ * target reaches (the device and its partitions, every namespace of the
+ * controller for an erase that covers them, and, for a loop device, what
+ * it is stacked on down to the bottom file or device) must not be mounted
+ * (st_dev of every mount in every mount namespace that can be read), swap,
+ * held (holders/ at any depth: dm, md, LVM, bcache), the root filesystem,
+ * or the backing of any other loop device (every bound loop's lo_rdevice,
+ * lo_device and lo_inode; a stack of any depth is followed to its top to
+ * say what uses it).  A check that cannot decide counts as a reason.
+ * O_EXCL on open is the last line of defence (the kernel refuses a block
+ * device that is mounted or claimed; it does not claim a loop's backing).
  *
  * Never logs; returns 0 or -errno, with a message where it helps.
  */
@@ -93,6 +109,8 @@ enum target_kind {
  * @rotational: block devices: queue/rotational
  * @erase_methods: bitmask of 1u << enum erase_method the device advertises
  *                 (see erase_methods_supported())
+ * @serial_weak: a synthetic serial without the stamp that makes it unique
+ *               (see above): the drive can be listed, never written
  */
 struct target_identity {
 	enum target_kind kind;
@@ -123,6 +141,7 @@ struct target_identity {
 	bool discard;
 	bool rotational;
 	uint32_t erase_methods;
+	bool serial_weak;
 };
 
 /**
@@ -346,19 +365,20 @@ int target_inuse_root(FILE *f, const char *sys_root, const struct target_devset 
 		      struct target_inuse *u);
 
 /**
- * target_inuse_loop_backing() - is the file in @set the backing file of a loop device?
- * @sys_root: "/sys" (or a test tree)
- * @set: a file set (is_file)
- * @u: reasons are appended
+ * target_serial_legacy() - is @want a synthetic serial of plateau 0.1?
+ * @want: a name from a plan
  *
- * Return: number of reasons added, or -errno.
+ * "file:M:m:INO" and "loop:M:m:INO[@OFF]" had no stamp and could repeat
+ * when the inode number was reused; such a plan must re-read the serial.
+ *
+ * Return: true for the old form.
  */
-int target_inuse_loop_backing(const char *sys_root, const struct target_devset *set,
-			      struct target_inuse *u);
+bool target_serial_legacy(const char *want);
 
 /**
  * target_inuse() - every reason not to write @id, on this system
- * @id: identity
+ * @id: identity read through a descriptor (kind, dev, ino are used; no
+ *      path is looked up)
  * @whole_ctrl: NVMe: check every namespace of the controller (sanitize, or
  *              a format with FNA bit 0/1, erases them all)
  * @u: result (zeroed first)
@@ -367,6 +387,24 @@ int target_inuse_loop_backing(const char *sys_root, const struct target_devset *
  * themselves failed (treat as in use).
  */
 int target_inuse(const struct target_identity *id, bool whole_ctrl, struct target_inuse *u);
+
+#define TARGET_KEY_LEN 64
+
+/**
+ * target_storage_keys() - the storage objects a write to @id lands on
+ * @id: identity read through a descriptor
+ * @keys: "block-7-3" for each block device from the target down through
+ *        the loop devices it is stacked on, "file-254-0-1318211" for a
+ *        file (the target, or the bottom of the stack)
+ * @labels: a name for people, same order ("loop3", "the file")
+ * @max: room in @keys and @labels
+ *
+ * By device and inode numbers: the names of per-drive locks.
+ *
+ * Return: number of keys, or -errno.
+ */
+int target_storage_keys(const struct target_identity *id, char keys[][TARGET_KEY_LEN],
+			char labels[][TARGET_NAME_LEN], size_t max);
 
 /**
  * target_open() - open a target for I/O

@@ -21,6 +21,7 @@ enum cli_exit {
 	CLI_NOTFOUND = 3,  /* no such run/phase/file/database */
 	CLI_NODAEMON = 4,  /* the daemon is unreachable */
 	CLI_FAILED = 5,    /* the run failed (plateau run, plateau wait) */
+	CLI_REFUSED = 6,   /* the safety gate refused the drive; nothing was written */
 };
 
 enum {

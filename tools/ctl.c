@@ -35,6 +35,9 @@ static int ctl_check(json_object *reply, int code_on_error)
 		return CLI_OK;
 	if (!json_object_object_get_ex(reply, "error", &err))
 		return cli_error(code_on_error, "plateaud refused the request");
+	/* the safety gate said no: one exit code for it (plateau(1)) */
+	if (json_object_object_get_ex(reply, "refused", &ok) && json_object_get_boolean(ok))
+		code_on_error = CLI_REFUSED;
 	/* refused for who we are: the daemon is not there for this user */
 	if (!strncmp(json_object_get_string(err), "permission denied", 17))
 		code_on_error = CLI_NODAEMON;

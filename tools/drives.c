@@ -151,8 +151,8 @@ static void row(struct out *o, enum cli_format fmt, const struct target_entry *e
 			break;
 		case DC_IN_USE:
 			if (fmt == CLI_TABLE)
-				out_str(o, e->err ? "?" : e->inuse.count ? "yes" : "no");
-			else if (e->err)
+				out_str(o, e->inuse.count ? "yes" : e->err ? "?" : "no");
+			else if (e->err && !e->inuse.count)
 				out_null(o);
 			else
 				out_bool(o, e->inuse.count > 0);

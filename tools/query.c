@@ -322,6 +322,66 @@ static json_object *show_json_time(int64_t ns)
 	return ns ? json_object_new_string(cli_fmt_iso(buf, sizeof(buf), ns)) : NULL;
 }
 
+static bool show_requester_known(const struct store_run *r)
+{
+	return r->requester_uid >= 0 || r->requester_pid >= 0 || *r->requester_cmd ||
+	       *r->requester_via;
+}
+
+/* "requester": each part, or null where unknown */
+static json_object *show_json_requester(const struct store_run *r)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "uid", r->requester_uid >= 0
+						 ? json_object_new_int64(r->requester_uid)
+						 : NULL);
+	json_object_object_add(o, "pid", r->requester_pid >= 0
+						 ? json_object_new_int64(r->requester_pid)
+						 : NULL);
+	json_object_object_add(o, "cmd", *r->requester_cmd
+						 ? json_object_new_string(r->requester_cmd)
+						 : NULL);
+	json_object_object_add(o, "via", *r->requester_via
+						 ? json_object_new_string(r->requester_via)
+						 : NULL);
+	return o;
+}
+
+/*
+ * "uid 1000 (pid 4242: plateau start nightly.plan) via plateaud", each
+ * unknown part said so.  The command line is whatever the requesting
+ * process made its argv: control characters (an escape sequence) print as
+ * '?'.
+ */
+static void show_requester(const struct store_run *r)
+{
+	char cmd[sizeof(r->requester_cmd)];
+	size_t i;
+
+	fprintf(so, "  requested by  ");
+	if (!show_requester_known(r)) {
+		fprintf(so, "unknown (stored before plateau recorded requesters)\n");
+		return;
+	}
+	for (i = 0; r->requester_cmd[i] && i + 1 < sizeof(cmd); i++)
+		cmd[i] = (unsigned char)r->requester_cmd[i] < 0x20 || r->requester_cmd[i] == 0x7f
+				 ? '?'
+				 : r->requester_cmd[i];
+	cmd[i] = '\0';
+	if (r->requester_uid >= 0)
+		fprintf(so, "uid %lld", (long long)r->requester_uid);
+	else
+		fprintf(so, "uid unknown");
+	if (r->requester_pid >= 0 && *cmd)
+		fprintf(so, " (pid %lld: %s)", (long long)r->requester_pid, cmd);
+	else if (r->requester_pid >= 0)
+		fprintf(so, " (pid %lld)", (long long)r->requester_pid);
+	else if (*cmd)
+		fprintf(so, " (pid unknown: %s)", cmd);
+	fprintf(so, " via %s\n", *r->requester_via ? r->requester_via : "unknown");
+}
+
 /* The erase record (lib/runner.c runner_erase_json) in words. */
 static void show_erase(const struct store_phase *p)
 {
@@ -484,6 +544,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		json_object_object_add(doc, "ended", show_json_time(run.ended_ns));
 		json_object_object_add(doc, "host", json_object_new_string(run.host));
 		json_object_object_add(doc, "version", json_object_new_string(run.version));
+		json_object_object_add(doc, "requester", show_json_requester(&run));
 		json_object_object_add(doc, "error",
 				       run.error ? json_object_new_string(run.error) : NULL);
 		json_object_object_add(doc, "drive", show_json_drive(&run.drive));
@@ -507,6 +568,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 			fprintf(so, ", wwn %s", run.drive.wwn);
 		fprintf(so, "\n  created   %s on %s by plateau %s\n",
 		       cli_fmt_time(t1, sizeof(t1), run.created_ns), run.host, run.version);
+		show_requester(&run);
 		fprintf(so, "  started   %s   ended %s", cli_fmt_time(t1, sizeof(t1), run.started_ns),
 		       cli_fmt_time(t2, sizeof(t2), run.ended_ns));
 		if (run.started_ns && run.ended_ns > run.started_ns)

@@ -14,8 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <systemd/sd-journal.h>
+
 #include "cli.h"
 #include "erase.h"
+#include "guard.h"
+#include "plan.h"
 #include "parse.h"
 #include "profile.h"
 #include "runner.h"
@@ -107,6 +111,64 @@ static int run_plain(const char *opt, const char *v)
 	return 0;
 }
 
+/* `plateau run` leaves a journal record of what it did and refused, like plateaud. */
+static void run_journal_refusal(const char *device, const char *serial, const char *msg)
+{
+	(void)sd_journal_send("MESSAGE=%s (plateau run, uid %u, pid %d)", msg, (unsigned)getuid(),
+			      (int)getpid(), "MESSAGE_ID=%s", GUARD_REFUSED_MESSAGE_ID,
+			      "PRIORITY=4", "SYSLOG_IDENTIFIER=plateau", "PLATEAU_EVENT=refused",
+			      "DEVICE=%s", device, "SERIAL=%s", serial ? serial : "",
+			      "REQUESTER_UID=%u", (unsigned)getuid(), "REQUESTER_PID=%d",
+			      (int)getpid(), NULL);
+}
+
+static void run_journal_start(int64_t run_id, const char *device, const char *serial)
+{
+	(void)sd_journal_send("MESSAGE=run %lld started on %s (%s) by plateau run, uid %u",
+			      (long long)run_id, device, serial, (unsigned)getuid(),
+			      "MESSAGE_ID=%s", GUARD_RUN_STARTED_MESSAGE_ID, "PRIORITY=5",
+			      "SYSLOG_IDENTIFIER=plateau", "PLATEAU_EVENT=run-started", "RUN=%lld",
+			      (long long)run_id, "DEVICE=%s", device, "SERIAL=%s", serial,
+			      "REQUESTER_UID=%u", (unsigned)getuid(), "REQUESTER_PID=%d",
+			      (int)getpid(), NULL);
+}
+
+/* A refusal made before the gate could run: the gate's wording, exit code and record. */
+static int run_refused(const char *target, const char *serial, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int run_refused(const char *target, const char *serial, const char *fmt, ...)
+{
+	char why[512], msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(msg, sizeof(msg), "refusing %s: %s", target, why);
+	run_journal_refusal(target, serial, msg);
+	return cli_error(CLI_REFUSED, "%s", msg);
+}
+
+/*
+ * At a terminal, the operator gets to see what is about to be written and
+ * to change their mind (as nvme-cli does before a format): 10 s, Ctrl-C
+ * aborts with nothing recorded.  Scripts (stdin not a tty) and --yes skip it.
+ */
+static void run_confirm(const struct guard *g, bool erase)
+{
+	char size[32];
+
+	fprintf(stderr, "%s %s (%s, serial %s, %s) in 10 s - Ctrl-C aborts\n",
+		erase ? "ERASING" : "WRITING", g->path, *g->id.model ? g->id.model : "no model",
+		g->id.serial, parse_fmt_size(size, sizeof(size), g->id.capacity_bytes));
+	for (int i = 10; i > 0; i--) {
+		fprintf(stderr, "\r%2d ", i);
+		fflush(stderr);
+		sleep(1);
+	}
+	fprintf(stderr, "\r   \r");
+}
+
 static int run_mkdir_parent(const char *path)
 {
 	char *copy = strdup(path), *dir;
@@ -130,7 +192,7 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		O_TARGET = 0x100, O_PROFILE, O_RW, O_BSSPLIT, O_RWMIX, O_THREADS, O_IODEPTH,
 		O_INTERVAL, O_DURATION, O_STEADY, O_WINDOW, O_DATA, O_SLOPE, O_MAXR, O_METRIC,
 		O_FILLP, O_FILLBS, O_FOOT, O_OFFSET, O_SERIAL, O_NAME, O_SEED, O_ERASE, O_AFTER,
-		O_QUIET, O_IOTIMEOUT, O_ABS,
+		O_QUIET, O_IOTIMEOUT, O_YES, O_ABS,
 	};
 	static const struct option opts[] = {
 		{ "target", required_argument, NULL, O_TARGET },
@@ -161,14 +223,18 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		{ "erase", required_argument, NULL, O_ERASE },
 		{ "after-steady", required_argument, NULL, O_AFTER },
 		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "yes", no_argument, NULL, O_YES },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *v[O_ABS + 1 - O_TARGET] = { 0 };
 	struct run_ctx ctx = { 0 };
 	struct target_identity id;
+	struct guard g = { .fd = -1 };
+	struct plan pl;
 	struct runner *runner = NULL;
 	struct store *s = NULL;
-	char *plan = NULL, err[1024], host[128] = "";
+	char *plan = NULL, err[1024], host[128] = "", cmd[256];
+	struct runner_requester who;
 	size_t len = 0;
 	int64_t run_id;
 	int opt, r, li;
@@ -178,10 +244,11 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		if (opt < O_TARGET || opt > O_ABS)
 			return cli_bad_option("run", argv);
 		/* messages name the option as typed (--bs is --bssplit) */
-		if (v[opt - O_TARGET] && opt != O_QUIET && opt != O_ABS)
+		if (v[opt - O_TARGET] && opt != O_QUIET && opt != O_ABS && opt != O_YES)
 			return cli_error(CLI_USAGE, "--%s given twice", opts[li].name);
 		v[opt - O_TARGET] = optarg ? optarg : "yes";
-		if (optarg && (r = run_plain(opts[li].name, optarg)))
+		/* an empty serial is the gate's to refuse, below */
+		if (optarg && (opt != O_SERIAL || *optarg) && (r = run_plain(opts[li].name, optarg)))
 			return r;
 	}
 	if (optind != argc)
@@ -198,26 +265,27 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 					    "steady state");
 	ctx.quiet = V(O_QUIET) != NULL;
 
-	/* the drive must be named; a regular file is named by its path */
-	r = target_identify(V(O_TARGET), &id, err, sizeof(err));
-	if (r)
-		return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s: %s", V(O_TARGET), err);
-	if (V(O_SERIAL)) {
-		if (target_match(&id, V(O_SERIAL)) == TARGET_MATCH_NONE) {
-			char desc[512];
-
-			return cli_error(CLI_USAGE, "refusing %s: it is %s, not '%s'", V(O_TARGET),
-					 target_describe(&id, desc, sizeof(desc)), V(O_SERIAL));
-		}
-	} else if (id.kind != TARGET_FILE) {
-		return cli_error(CLI_USAGE,
-				 "%s is a drive: name it with --serial (its serial is %s); plateau "
-				 "writes only to a drive the operator names",
-				 V(O_TARGET), *id.serial ? id.serial : "unknown");
+	/* a regular file is named by its path: its serial is read here, and the
+	 * gate below checks that the file it opens still carries it */
+	if (!V(O_SERIAL)) {
+		r = target_identify(V(O_TARGET), &id, err, sizeof(err));
+		if (r)
+			return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s", err);
+		if (id.kind != TARGET_FILE)
+			return run_refused(V(O_TARGET), id.serial,
+					   "it is a drive: name it with --serial (its serial is %s); "
+					   "plateau writes only to a drive the operator names",
+					   *id.serial ? id.serial : "unknown");
+	} else if (!*V(O_SERIAL)) {
+		return run_refused(V(O_TARGET), "",
+				   "--serial is empty: name the drive by its serial (plateau drives "
+				   "%s shows it)",
+				   V(O_TARGET));
 	}
 
 	r = run_kv(&plan, &len, "# written by plateau run\n[run]\ndevice = %s\nserial = %s\n",
 		   V(O_TARGET), V(O_SERIAL) ? V(O_SERIAL) : id.serial);
+
 	r = r ?: run_kv(&plan, &len, "name = %s\n",
 			V(O_NAME) ? V(O_NAME) : V(O_PROFILE) ? V(O_PROFILE) : "custom");
 	if (V(O_INTERVAL))
@@ -272,30 +340,66 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		return cli_error(CLI_USAGE, "out of memory");
 	}
 
+	/* the one gate (guard.h), before anything is recorded: a refusal leaves
+	 * no run behind, whatever the reason */
+	r = plan_parse(plan, "options", &pl, err, sizeof(err));
+	if (r) {
+		plan_free(&pl);
+		free(plan);
+		return cli_error(CLI_USAGE, "%s", err);
+	}
+	r = runner_guard_open(&pl, 0, 0, &g);
+	if (r) {
+		char msg[GUARD_REASONS_MAX * GUARD_REASON_LEN + 300];
+
+		guard_refusal(&g, msg, sizeof(msg));
+		run_journal_refusal(V(O_TARGET), g.id.serial, msg);
+		guard_close(&g);
+		plan_free(&pl);
+		free(plan);
+		return cli_error(CLI_REFUSED, "%s", msg);
+	}
+	id = g.id;
+	if (!V(O_YES) && plan_writes(&pl) && isatty(STDIN_FILENO) &&
+	    (g.id.kind != TARGET_FILE || V(O_ERASE)))
+		run_confirm(&g, V(O_ERASE) && strcmp(V(O_ERASE), "none"));
+	plan_free(&pl);
+
 	if ((r = run_mkdir_parent(cli->db_path))) {
+		guard_close(&g);
 		free(plan);
 		return cli_error(CLI_USAGE, "%s: cannot create its directory: %s", cli->db_path,
 				 strerror(-r));
 	}
 	r = store_open(cli->db_path, STORE_CREATE, &s, err, sizeof(err));
 	if (r) {
+		guard_close(&g);
 		free(plan);
 		return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s", err);
 	}
 	(void)gethostname(host, sizeof(host) - 1);
 	/* plan errors name the option, since the operator wrote no plan */
-	r = runner_create_run(s, plan, "options", &id, host, &run_id, err, sizeof(err));
+	runner_cmdline(getpid(), cmd, sizeof(cmd));
+	who.uid = getuid();
+	who.pid = getpid();
+	who.cmd = *cmd ? cmd : NULL;
+	who.via = STORE_VIA_CLI;
+	r = runner_create_run(s, plan, "options", &id, host, &who, &run_id, err, sizeof(err));
 	free(plan);
 	if (r) {
+		guard_close(&g);
 		store_close(s);
 		return cli_error(CLI_USAGE, "%s", err);
 	}
 	printf("run %lld on %s (%s)\n", (long long)run_id, V(O_TARGET), id.serial);
 	fflush(stdout);
+	run_journal_start(run_id, V(O_TARGET), id.serial);
 	if (runner_new(s, run_id, &run_ops, &ctx, &runner)) {
+		guard_close(&g);
 		store_close(s);
 		return cli_error(CLI_USAGE, "out of memory");
 	}
+	runner_adopt_guard(runner, &g);
 	run_runner = runner;
 	signal(SIGINT, run_signal);
 	signal(SIGTERM, run_signal);

@@ -55,7 +55,7 @@ status_has_iops() {
 full_run() {
 	local label=$1 dev=$2 serial out rc run kinds
 	serial=$(serial_of "$dev")
-	like "$serial" '^(file|loop):[0-9]+:[0-9]+:[0-9]+$' "$label: plateau drives names $dev ($serial)"
+	like "$serial" '^(file|loop):[0-9]+:[0-9]+:[0-9]+:[0-9]+\.[0-9]{9}(:g[0-9]+)?$' "$label: plateau drives names $dev ($serial)"
 	write_plan "$W/$label.plan" "$dev" "$serial" "full-$label"
 	out=$(pctl start "$W/$label.plan" 2>&1)
 	ok $? "$label: plateau start succeeds" || diag "$out"

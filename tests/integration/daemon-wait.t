@@ -89,16 +89,17 @@ out=$(pwait 3 --for steady --timeout 5s)
 is "$?" 1 "wait --for steady on a run done without steady state: exit 1"
 is "$out" "run 3 ended without reaching steady state" "  and says so"
 
-# --- 5: a failed run (its target replaced by another file between phases) ---
+# --- 5: a failed run (its target file grows between phases: the run keeps
+# the descriptor it was checked with, and the recheck before the next phase
+# finds a drive of another size) ---
 d=$(mkfile d.img 64M)
 write_plan "$W/d.plan" "$d" wait-fail "steady = none" "max_rounds = 3"
-is "$(pctl start "$W/d.plan" 2>&1)" "run 4 started" "run 4 (its file is replaced during the fill)"
+is "$(pctl start "$W/d.plan" 2>&1)" "run 4 started" "run 4 (its file grows during the fill)"
 wait_for 20 "run 4 to fill" eval '[ "$(run_state 4)" = filling ]'
-truncate -s 64M "$W/d2.img"
-mv "$W/d2.img" "$d"
+truncate -s 128M "$d"
 out=$(pwait 4 --timeout 30s)
 is "$?" 5 "wait on a failed run: exit 5"
-like "$out" "^run 4 failed: refusing $d: .*not the drive the plan names" "  and says why it failed"
+like "$out" "^run 4 failed: refusing $d: it is no longer the drive that was checked" "  and says why it failed"
 out=$(pwait 4 --for steady --timeout 5s)
 is "$?" 5 "wait --for steady on a failed run: exit 5"
 

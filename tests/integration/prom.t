@@ -76,7 +76,7 @@ IMG=$T/target.img
 truncate -s 128M "$IMG"
 SERIAL=$("$PLATEAU" drives "$IMG" --csv |
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "serial") c = i; next } { print $c }')
-like "$SERIAL" '^file:[0-9]+:[0-9]+:[0-9]+$' "plateau drives: the file's serial"
+like "$SERIAL" '^file:[0-9]+:[0-9]+:[0-9]+:[0-9]+\.[0-9]{9}(:g[0-9]+)?$' "plateau drives: the file's serial"
 cat >"$T/prom.plan" <<EOF
 [run]
 device = $IMG

@@ -198,10 +198,14 @@ static void test_file_erase(void)
 
 	/* no name, wrong name: refused, nothing changed */
 	is_int(erase_drive(p, &o, NULL, &rec), -EPERM, "no serial in the plan: refused");
-	o.want = "file:0:0:1";
+	o.want = "file:0:0:1:1.000000001";
 	is_int(erase_drive(p, &o, NULL, &rec), -EPERM, "wrong serial: refused");
-	ok(strstr(rec.msg, "identity mismatch") && strstr(rec.msg, serial),
+	ok(strstr(rec.msg, "not the drive the plan names") && strstr(rec.msg, serial) &&
+		   strstr(rec.msg, o.want),
 	   "message names both: %s", rec.msg);
+	o.want = "file:0:0:1";
+	is_int(erase_drive(p, &o, NULL, &rec), -EPERM, "old serial form: refused");
+	ok(strstr(rec.msg, "re-read the serial"), "asks to re-read the serial: %s", rec.msg);
 	is_int(rec.n_attempts, 0, "nothing attempted");
 	ok(file_sum(p) == before, "data unchanged after refusals");
 

@@ -3,7 +3,9 @@
  * store: migrations (from empty and from every older schema), refusal of a
  * newer schema, read-only handles, foreign and corrupt files, round trips of
  * every row type (histograms compared bucket by bucket), rows that break
- * the schema's promises, store_series() and store_integrity().
+ * the schema's promises, store_series() and store_integrity(); a run's
+ * requester (schema 3): round trip, unknown parts, zeroed structs, a database
+ * from before schema 3, and corrupt values.
  *
  * Every database lives in a mkdtemp() directory that is removed at the end.
  */
@@ -588,6 +590,9 @@ static void test_migrate_old(void)
 		if (!r) {
 			is_str(run.name, "old-run", "v%d: run name", v);
 			is_str(run.drive.serial, "S-OLD", "v%d: its drive", v);
+			ok(run.requester_uid == -1 && run.requester_pid == -1 &&
+				   !*run.requester_cmd && !*run.requester_via,
+			   "v%d: its requester is unknown (-1, -1, \"\", \"\")", v);
 			store_run_clear(&run);
 		}
 		is_int(store_sample_count(s, 1), 3, "v%d: 3 samples survive", v);
@@ -614,7 +619,7 @@ static void test_migrate_fails(void)
 {
 	int latest = store_latest_version();
 	const char *sql, *p;
-	char table[64] = "", err[512] = "";
+	char table[64] = "", column[64] = "", err[512] = "";
 	struct store *s = NULL;
 	sqlite3 *db;
 	int r;
@@ -623,16 +628,21 @@ static void test_migrate_fails(void)
 		skip(4, "one schema version only");
 		return;
 	}
-	/* the first table the last migration creates, made in advance */
+	/* the first table the last migration creates, or the first column it
+	 * adds, made in advance */
 	sql = store_schema_files[latest - 1].data;
-	p = strstr(sql, "CREATE TABLE ");
-	if (!p || sscanf(p + 13, "%63[A-Za-z0-9_]", table) != 1) {
-		skip(4, "the last migration creates no table");
-		return;
-	}
 	make_old_db(path_of("conflict.db"), latest - 1);
 	db = raw_open(path_of("conflict.db"));
-	raw_exec(db, "CREATE TABLE %s (in_the_way INTEGER)", table);
+	if ((p = strstr(sql, "CREATE TABLE ")) && sscanf(p + 13, "%63[A-Za-z0-9_]", table) == 1) {
+		raw_exec(db, "CREATE TABLE %s (in_the_way INTEGER)", table);
+	} else if ((p = strstr(sql, "ALTER TABLE ")) &&
+		   sscanf(p + 12, "%63[A-Za-z0-9_] ADD COLUMN %63[A-Za-z0-9_]", table, column) == 2) {
+		raw_exec(db, "ALTER TABLE %s ADD COLUMN %s TEXT", table, column);
+	} else {
+		sqlite3_close(db);
+		skip(4, "the last migration neither creates a table nor adds a column");
+		return;
+	}
 	sqlite3_close(db);
 	r = store_open(path_of("conflict.db"), 0, &s, err, sizeof(err));
 	ok(r < 0, "a migration that cannot apply fails (%d)", r);
@@ -1135,6 +1145,292 @@ static void test_bad_rows(void)
 	store_close(fx.s);
 }
 
+/* --- requesters (schema 3) --- */
+
+#define REQ_CMD "plateau start nightly.plan"
+
+static bool same_requester(const struct store_run *a, const struct store_run *b)
+{
+	if (a->requester_uid == b->requester_uid && a->requester_pid == b->requester_pid &&
+	    !strcmp(a->requester_cmd, b->requester_cmd) &&
+	    !strcmp(a->requester_via, b->requester_via))
+		return true;
+	diag("requester uid %lld pid %lld cmd '%s' via '%s', expected %lld %lld '%s' '%s'",
+	     (long long)a->requester_uid, (long long)a->requester_pid, a->requester_cmd,
+	     a->requester_via, (long long)b->requester_uid, (long long)b->requester_pid,
+	     b->requester_cmd, b->requester_via);
+	return false;
+}
+
+static bool requester_unknown(const struct store_run *r)
+{
+	return r->requester_uid == -1 && r->requester_pid == -1 && !*r->requester_cmd &&
+	       !*r->requester_via;
+}
+
+/* "uid|pid|cmd|via" of run @id as stored, NULL as "NULL" */
+static const char *raw_requester(const char *path, int64_t id)
+{
+	static char buf[512];
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT coalesce(typeof(requester_uid) || ':' || requester_uid, 'NULL') || '|' || "
+		 "coalesce(typeof(requester_pid) || ':' || requester_pid, 'NULL') || '|' || "
+		 "coalesce(requester_cmd, 'NULL') || '|' || coalesce(requester_via, 'NULL') "
+		 "FROM runs WHERE id = %lld",
+		 (long long)id);
+	buf[0] = '\0';
+	raw_int(path, sql, buf, sizeof(buf));
+	return buf;
+}
+
+struct req_rows {
+	size_t n;
+	int64_t id[8];
+	struct store_run req[8]; /* the requester parts only */
+};
+
+static int req_cb(void *ctx, const struct store_run *r)
+{
+	struct req_rows *x = ctx;
+
+	if (x->n >= 8)
+		return -E2BIG;
+	x->id[x->n] = r->id;
+	store_run_init(&x->req[x->n]);
+	x->req[x->n].requester_uid = r->requester_uid;
+	x->req[x->n].requester_pid = r->requester_pid;
+	memcpy(x->req[x->n].requester_cmd, r->requester_cmd, sizeof(r->requester_cmd));
+	memcpy(x->req[x->n].requester_via, r->requester_via, sizeof(r->requester_via));
+	x->n++;
+	return 0;
+}
+
+/* a run like the fixture's, its requester left to the caller */
+static void req_run(struct store_run *r, const struct fixture *fx, const char *name)
+{
+	store_run_init(r);
+	r->drive_id = fx->d.id;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->state, sizeof(r->state), "queued");
+	r->plan = fixture_plan;
+	r->created_ns = T0_NS + 1000;
+	snprintf(r->host, sizeof(r->host), "lab9");
+	snprintf(r->version, sizeof(r->version), "9.9.9");
+}
+
+static void test_requester(void)
+{
+	struct fixture fx;
+	struct store_run init, known, unknown, root, neg, longcmd, bad, got;
+	struct req_rows rows = {0};
+	int64_t nruns;
+	int r;
+
+	/* store_run_init: everything zero but the requester, which is unknown */
+	memset(&init, 0x5a, sizeof(init));
+	store_run_init(&init);
+	ok(requester_unknown(&init), "store_run_init: requester -1, -1, \"\", \"\"");
+	ok(init.id == 0 && init.plan == NULL && init.error == NULL && !*init.name &&
+		   init.drive.id == 0,
+	   "store_run_init: the rest zeroed");
+
+	fixture_open(&fx, "requester.db");
+
+	/* the fixture's run is a zeroed struct (as callers made them before
+	 * store_run_init): unknown, not uid 0 = root */
+	is_str(raw_requester(path_of("requester.db"), fx.r.id), "NULL|NULL|NULL|NULL",
+	       "a zeroed struct store_run stores an unknown requester (NULLs), not uid 0");
+	is_int(store_run_get(fx.s, fx.r.id, &got), 0, "read the zeroed one back");
+	ok(requester_unknown(&got), "it reads back unknown: -1, -1, \"\", \"\"");
+	store_run_clear(&got);
+
+	/* every part known */
+	req_run(&known, &fx, "known");
+	known.requester_uid = 1000;
+	known.requester_pid = 4242;
+	snprintf(known.requester_cmd, sizeof(known.requester_cmd), REQ_CMD);
+	snprintf(known.requester_via, sizeof(known.requester_via), STORE_VIA_DAEMON);
+	is_int(store_run_insert(fx.s, &known), 0, "insert a run with its requester");
+	is_str(raw_requester(path_of("requester.db"), known.id),
+	       "integer:1000|integer:4242|" REQ_CMD "|plateaud",
+	       "stored as integers and text");
+	is_int(store_run_get(fx.s, known.id, &got), 0, "read it back");
+	ok(same_requester(&got, &known), "uid, pid, command and via read back identical");
+	is_str(got.name, "known", "the rest of the run too");
+	store_run_clear(&got);
+
+	/* every part unknown, from store_run_init */
+	req_run(&unknown, &fx, "unknown");
+	is_int(store_run_insert(fx.s, &unknown), 0, "insert a run with an unknown requester");
+	is_str(raw_requester(path_of("requester.db"), unknown.id), "NULL|NULL|NULL|NULL",
+	       "stored as NULLs");
+	is_int(store_run_get(fx.s, unknown.id, &got), 0, "read it back");
+	ok(requester_unknown(&got), "reads back -1, -1, \"\", \"\"");
+	store_run_clear(&got);
+
+	/* root, said explicitly, is recorded; an empty command is unknown */
+	req_run(&root, &fx, "root");
+	root.requester_uid = 0;
+	root.requester_pid = 1;
+	snprintf(root.requester_via, sizeof(root.requester_via), STORE_VIA_CLI);
+	is_int(store_run_insert(fx.s, &root), 0, "insert a run requested by root, no command");
+	is_str(raw_requester(path_of("requester.db"), root.id),
+	       "integer:0|integer:1|NULL|plateau run", "uid 0 stored, the command NULL");
+	is_int(store_run_get(fx.s, root.id, &got), 0, "read it back");
+	ok(same_requester(&got, &root), "uid 0, pid 1, no command, via plateau run");
+	store_run_clear(&got);
+
+	/* any negative uid or pid is unknown */
+	req_run(&neg, &fx, "negative");
+	neg.requester_uid = -7;
+	neg.requester_pid = -2;
+	snprintf(neg.requester_cmd, sizeof(neg.requester_cmd), "x");
+	is_int(store_run_insert(fx.s, &neg), 0, "insert a run with uid -7, pid -2");
+	is_str(raw_requester(path_of("requester.db"), neg.id), "NULL|NULL|x|NULL",
+	       "a negative uid and pid are stored as NULL");
+	is_int(store_run_get(fx.s, neg.id, &got), 0, "read it back");
+	ok(got.requester_uid == -1 && got.requester_pid == -1 && !strcmp(got.requester_cmd, "x"),
+	   "as -1, -1");
+	store_run_clear(&got);
+
+	/* the longest command the struct holds */
+	req_run(&longcmd, &fx, "long");
+	longcmd.requester_uid = 4294967294LL;
+	longcmd.requester_pid = 2147483647LL;
+	memset(longcmd.requester_cmd, 'c', sizeof(longcmd.requester_cmd) - 1);
+	snprintf(longcmd.requester_via, sizeof(longcmd.requester_via), STORE_VIA_CLI);
+	is_int(store_run_insert(fx.s, &longcmd), 0, "insert the largest uid and pid, a 255-byte command");
+	is_int(store_run_get(fx.s, longcmd.id, &got), 0, "read it back");
+	ok(same_requester(&got, &longcmd), "read back identical");
+	store_run_clear(&got);
+
+	/* what the schema would refuse is refused before it gets there */
+	nruns = raw_int(path_of("requester.db"), "SELECT count(*) FROM runs", NULL, 0);
+	req_run(&bad, &fx, "bad");
+	bad.requester_uid = 1000;
+	bad.requester_pid = 4242;
+	snprintf(bad.requester_via, sizeof(bad.requester_via), "telnet");
+	is_int(store_run_insert(fx.s, &bad), -EINVAL, "via 'telnet': -EINVAL");
+	ok(strstr(store_errmsg(fx.s), "telnet") != NULL, "names it: %s", store_errmsg(fx.s));
+	bad.requester_via[0] = '\0';
+	bad.requester_pid = 0;
+	is_int(store_run_insert(fx.s, &bad), -EINVAL,
+	       "pid 0 with a uid set (a struct half filled in): -EINVAL");
+	ok(strstr(store_errmsg(fx.s), "pid 0") != NULL, "says so: %s", store_errmsg(fx.s));
+	bad.requester_pid = 4242;
+	bad.requester_uid = 4294967295LL;
+	is_int(store_run_insert(fx.s, &bad), -EINVAL, "uid 4294967295 ((uid_t)-1): -EINVAL");
+	is_int(raw_int(path_of("requester.db"), "SELECT count(*) FROM runs", NULL, 0), nruns,
+	       "and none of them was stored");
+
+	/* store_runs_foreach reads them the same way */
+	is_int(store_runs_foreach(fx.s, NULL, req_cb, &rows), 0, "store_runs_foreach");
+	is_u64(rows.n, 6, "six runs");
+	if (rows.n == 6) {
+		ok(requester_unknown(&rows.req[0]), "foreach: the zeroed one unknown");
+		ok(same_requester(&rows.req[1], &known), "foreach: the known one");
+		ok(requester_unknown(&rows.req[2]), "foreach: the unknown one");
+		ok(same_requester(&rows.req[3], &root), "foreach: root's");
+		ok(same_requester(&rows.req[5], &longcmd), "foreach: the long one");
+	}
+	store_close(fx.s);
+
+	/* what a broken writer could leave past the CHECKs: refused on reading,
+	 * naming the run and the column */
+	{
+		static const struct {
+			const char *set, *column;
+		} corrupt[] = {
+			{ "requester_uid = -3", "requester_uid" },
+			{ "requester_uid = 'root'", "requester_uid" },
+			{ "requester_pid = 0", "requester_pid" },
+			{ "requester_pid = -4242", "requester_pid" },
+			{ "requester_via = 'telnet'", "requester_via" },
+			{ "requester_via = ''", "requester_via" },
+		};
+		sqlite3 *db = raw_open(path_of("requester.db"));
+		char want[64];
+
+		ok(sqlite3_exec(db, "UPDATE runs SET requester_uid = -3 WHERE id = 2", NULL, NULL,
+				NULL) == SQLITE_CONSTRAINT,
+		   "the schema's CHECK refuses a negative uid");
+		if (store_open(path_of("requester.db"), STORE_RDONLY, &fx.s, NULL, 0))
+			bail_out("reopen requester.db");
+		snprintf(want, sizeof(want), "runs row %lld", (long long)known.id);
+		for (size_t i = 0; i < sizeof(corrupt) / sizeof(corrupt[0]); i++) {
+			raw_exec(db, "PRAGMA ignore_check_constraints = ON; UPDATE runs SET %s WHERE "
+				     "id = %lld; PRAGMA ignore_check_constraints = OFF",
+				 corrupt[i].set, (long long)known.id);
+			r = store_run_get(fx.s, known.id, &got);
+			is_int(r, -EBADMSG, "%s: store_run_get -EBADMSG", corrupt[i].set);
+			ok(strstr(store_errmsg(fx.s), want) &&
+				   strstr(store_errmsg(fx.s), corrupt[i].column),
+			   "names the run and the column: %s", store_errmsg(fx.s));
+			store_run_clear(&got);
+			rows.n = 0;
+			is_int(store_runs_foreach(fx.s, NULL, req_cb, &rows), -EBADMSG,
+			       "%s: store_runs_foreach -EBADMSG", corrupt[i].set);
+			raw_exec(db, "UPDATE runs SET requester_uid = 1000, requester_pid = 4242, "
+				     "requester_via = 'plateaud' WHERE id = %lld",
+				 (long long)known.id);
+		}
+		is_int(store_run_get(fx.s, known.id, &got), 0, "repaired, it reads again");
+		store_run_clear(&got);
+		store_close(fx.s);
+		sqlite3_close(db);
+	}
+}
+
+/* A database at schema 2, the last without requesters: migrated on open, its
+ * runs read back with an unknown requester, new runs get theirs. */
+static void test_requester_migrate(void)
+{
+	struct store *s = NULL;
+	struct store_run run, got;
+	char err[512] = "";
+	int r;
+
+	make_old_db(path_of("req-v2.db"), 2);
+	is_int(raw_int(path_of("req-v2.db"),
+		       "SELECT count(*) FROM pragma_table_info('runs') WHERE name LIKE 'requester%'",
+		       NULL, 0),
+	       0, "schema 2: runs has no requester columns");
+	r = store_open(path_of("req-v2.db"), 0, &s, err, sizeof(err));
+	is_int(r, 0, "a schema-2 database opens as a writer");
+	if (r)
+		bail_out("%s", err);
+	is_int(store_version(s), store_latest_version(), "and is migrated to %d",
+	       store_latest_version());
+	is_int(raw_int(path_of("req-v2.db"),
+		       "SELECT count(*) FROM pragma_table_info('runs') WHERE name LIKE 'requester%'",
+		       NULL, 0),
+	       4, "runs has the four requester columns");
+	is_str(raw_requester(path_of("req-v2.db"), 1), "NULL|NULL|NULL|NULL",
+	       "the old run's requester is NULL");
+	is_int(store_run_get(s, 1, &got), 0, "the old run reads");
+	ok(requester_unknown(&got), "with an unknown requester (-1, -1, \"\", \"\")");
+	is_str(got.name, "old-run", "and the rest as it was");
+	store_run_clear(&got);
+
+	store_run_init(&run);
+	run.drive_id = 1;
+	snprintf(run.name, sizeof(run.name), "new-run");
+	snprintf(run.state, sizeof(run.state), "queued");
+	snprintf(run.host, sizeof(run.host), "h");
+	snprintf(run.version, sizeof(run.version), "9.9.9");
+	run.requester_uid = 1000;
+	run.requester_pid = 4242;
+	snprintf(run.requester_cmd, sizeof(run.requester_cmd), REQ_CMD);
+	snprintf(run.requester_via, sizeof(run.requester_via), STORE_VIA_DAEMON);
+	is_int(store_run_insert(s, &run), 0, "a new run in the migrated database");
+	is_int(store_run_get(s, run.id, &got), 0, "reads back");
+	ok(same_requester(&got, &run), "with its requester");
+	store_run_clear(&got);
+	store_close(s);
+}
+
 static void test_integrity(void)
 {
 	struct fixture fx;
@@ -1177,6 +1473,8 @@ int main(void)
 	test_runs_filter();
 	test_series();
 	test_bad_rows();
+	test_requester();
+	test_requester_migrate();
 	test_integrity();
 	rm_tmpdir();
 	return done_testing();

@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: MIT
+/* guard: the one safety gate for every writer (see guard.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "cleanup.h"
+#include "guard.h"
+#include "msg.h"
+
+static void guard_reason(struct guard *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
+
+static void guard_reason(struct guard *g, const char *f, ...)
+{
+	va_list ap;
+
+	if (g->nreasons < GUARD_REASONS_MAX) {
+		va_start(ap, f);
+		vsnprintf(g->reason[g->nreasons], sizeof(g->reason[0]), f, ap);
+		va_end(ap);
+	}
+	g->nreasons++;
+}
+
+/* The first refusal decides the errno; reasons accumulate. */
+static void guard_refuse(struct guard *g, int err)
+{
+	if (!g->err)
+		g->err = err;
+}
+
+static void guard_init(struct guard *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->fd = -1;
+	for (size_t i = 0; i < GUARD_LOCKS_MAX; i++)
+		g->locks[i].fd = -1;
+}
+
+/* Reopen the file behind an O_PATH descriptor (the same inode, no lookup). */
+static int reopen_fd(int pfd, int flags)
+{
+	char p[64];
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", pfd);
+	fd = open(p, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	if (fstat(a, &sa) < 0 || fstat(b, &sb) < 0)
+		return false;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && sa.st_rdev == sb.st_rdev;
+}
+
+/*
+ * Open @pfd's file for I/O with @flags; on EBUSY (O_EXCL: mounted, or
+ * claimed by another holder) open it shared to still identify it and say
+ * why.  Returns the descriptor; *@busy tells which.
+ */
+static int open_io(int pfd, int flags, bool *busy)
+{
+	int fd = reopen_fd(pfd, flags);
+
+	*busy = false;
+	if (fd == -EBUSY && (flags & O_EXCL)) {
+		*busy = true;
+		fd = reopen_fd(pfd, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	}
+	if (fd >= 0 && !same_file(pfd, fd)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+static const char *lock_dir_of(const struct guard_req *rq)
+{
+	const char *e;
+
+	if (rq->lock_dir && *rq->lock_dir)
+		return rq->lock_dir;
+	e = getenv("PLATEAU_LOCK_DIR");
+	return e && *e ? e : GUARD_LOCK_DIR;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char p[sizeof(((struct guard *)0)->lock_dir)];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, dir, n + 1);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int lock_open(const char *dir, const char *key, bool create)
+{
+	char p[256];
+	int fd;
+
+	if (snprintf(p, sizeof(p), "%s/%s", dir, key) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	fd = open(p, (create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW, 0644);
+	return fd < 0 ? -errno : fd;
+}
+
+static void holder_text(int fd, char *buf, size_t len)
+{
+	char raw[256] = "", via[64] = "?";
+	long long pid = 0, run = 0;
+	unsigned uid = 0;
+	ssize_t n = pread(fd, raw, sizeof(raw) - 1, 0);
+	char *p;
+
+	if (n > 0)
+		raw[n] = '\0';
+	if ((p = strstr(raw, "pid=")))
+		pid = strtoll(p + 4, NULL, 10);
+	if ((p = strstr(raw, "run=")))
+		run = strtoll(p + 4, NULL, 10);
+	if ((p = strstr(raw, "uid=")))
+		uid = (unsigned)strtoul(p + 4, NULL, 10);
+	if ((p = strstr(raw, "via=")))
+		sscanf(p + 4, "%63s", via);
+	if (!pid) {
+		snprintf(buf, len, "another plateau process");
+		return;
+	}
+	if (run > 0)
+		snprintf(buf, len, "pid %lld (%s, run %lld, uid %u)", pid, via, run, uid);
+	else
+		snprintf(buf, len, "pid %lld (%s, uid %u)", pid, via, uid);
+}
+
+int guard_lock_holder(const char *lock_dir, const char *key, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = lock_open(lock_dir, key, false);
+
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+		flock(fd, LOCK_UN);
+		return 0;
+	}
+	if (errno != EWOULDBLOCK)
+		return -errno;
+	holder_text(fd, buf, len);
+	return 1;
+}
+
+static void lock_write_holder(const struct guard *g, int fd)
+{
+	char line[160];
+	int n;
+
+	n = snprintf(line, sizeof(line), "pid=%d uid=%u run=%lld via=%s\n", (int)getpid(),
+		     (unsigned)getuid(), (long long)g->run_id, program_invocation_short_name);
+	if (ftruncate(fd, 0) == 0 && n > 0)
+		(void)!pwrite(fd, line, (size_t)n, 0);
+}
+
+/* The per-storage-object locks shared by every plateau process. */
+static void guard_lock(struct guard *g, bool probe)
+{
+	char keys[GUARD_LOCKS_MAX][TARGET_KEY_LEN], labels[GUARD_LOCKS_MAX][TARGET_NAME_LEN];
+	bool dir_ok = true;
+	int n, r;
+
+	n = target_storage_keys(&g->id, keys, labels, GUARD_LOCKS_MAX);
+	if (n < 0) {
+		guard_reason(g, "cannot tell what it is stacked on, to lock it: %s", strerror(-n));
+		guard_refuse(g, n);
+		return;
+	}
+	r = probe ? 0 : mkdir_p(g->lock_dir);
+	if (r < 0) {
+		if (geteuid() != 0) {
+			/* an unprivileged user's own files: the kernel's locks below */
+			snprintf(g->lock_note, sizeof(g->lock_note),
+				 "no shared lock (%s: %s), only the kernel's", g->lock_dir,
+				 strerror(-r));
+			dir_ok = false;
+		} else {
+			guard_reason(g, "cannot create the lock directory %s: %s", g->lock_dir,
+				     strerror(-r));
+			guard_refuse(g, r);
+			return;
+		}
+	}
+	for (int i = 0; dir_ok && i < n; i++) {
+		char who[160];
+		int fd;
+
+		if (probe) {
+			r = guard_lock_holder(g->lock_dir, keys[i], who, sizeof(who));
+			if (r > 0) {
+				guard_reason(g, "%s is locked by %s", labels[i], who);
+				guard_refuse(g, -EBUSY);
+			}
+			continue;
+		}
+		fd = lock_open(g->lock_dir, keys[i], true);
+		if (fd < 0) {
+			guard_reason(g, "cannot open the lock %s/%s: %s", g->lock_dir, keys[i],
+				     strerror(-fd));
+			guard_refuse(g, fd);
+			continue;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			int e = errno;
+
+			if (e == EWOULDBLOCK) {
+				holder_text(fd, who, sizeof(who));
+				guard_reason(g, "%s is locked by %s", labels[i], who);
+				guard_refuse(g, -EBUSY);
+			} else {
+				guard_reason(g, "cannot lock %s/%s: %s", g->lock_dir, keys[i],
+					     strerror(e));
+				guard_refuse(g, -e);
+			}
+			close(fd);
+			continue;
+		}
+		lock_write_holder(g, fd);
+		memcpy(g->locks[g->nlocks].key, keys[i], sizeof(g->locks[0].key));
+		g->locks[g->nlocks].key[sizeof(g->locks[0].key) - 1] = '\0';
+		g->locks[g->nlocks++].fd = fd;
+	}
+	/* a regular file: an OFD lock too, seen by any process that asks (said
+	 * only where the lock files did not already name the holder) */
+	if (g->fd >= 0 && g->id.kind == TARGET_FILE && g->err != -EBUSY) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+		if (fcntl(g->fd, probe ? F_OFD_GETLK : F_OFD_SETLK, &fl) < 0) {
+			if (errno == EAGAIN || errno == EACCES) {
+				guard_reason(g, "the file is locked by another process (OFD lock)");
+				guard_refuse(g, -EBUSY);
+			} else {
+				guard_reason(g, "cannot lock the file: %s", strerror(errno));
+				guard_refuse(g, -errno);
+			}
+		} else if (probe && fl.l_type != F_UNLCK) {
+			guard_reason(g, "the file is locked by another process (OFD lock)");
+			guard_refuse(g, -EBUSY);
+		}
+	}
+	if (!g->lock_note[0])
+		snprintf(g->lock_note, sizeof(g->lock_note), "%s %d lock%s in %s",
+			 probe ? "free:" : "holding", n, n == 1 ? "" : "s", g->lock_dir);
+}
+
+/* Does @want name the drive, and may it be written under that name? */
+static void guard_name(struct guard *g, const char *want, const char *field, bool writes)
+{
+	char desc[512];
+
+	g->matched = TARGET_MATCH_NONE;
+	if (!want || !*want) {
+		if (writes) {
+			guard_reason(g,
+				     "the plan names no drive: plateau writes only to a drive named "
+				     "by its serial, EUI64, NGUID or WWN (this one's serial is %s)",
+				     *g->id.serial ? g->id.serial : "unknown");
+			guard_refuse(g, -EPERM);
+		}
+		return;
+	}
+	if (target_serial_legacy(want)) {
+		guard_reason(g,
+			     "%s %s is the old synthetic form, which repeats when an inode number "
+			     "is reused: re-read the serial with plateau drives %s",
+			     field && *field ? field : "serial", want, g->path);
+		guard_refuse(g, -EPERM);
+		return;
+	}
+	g->matched = target_match(&g->id, want);
+	if (g->matched == TARGET_MATCH_NONE) {
+		const char *d;
+		size_t n;
+
+		/* "PATH (nvme MODEL, serial S, ...)": without the path and parentheses */
+		target_describe(&g->id, desc, sizeof(desc));
+		d = desc + strlen(g->id.path);
+		d += strspn(d, " (");
+		n = strlen(d);
+		if (n && d[n - 1] == ')')
+			n--;
+		guard_reason(g, "it is %.*s, not the drive the plan names (%s %s)", (int)n, d,
+			     field && *field ? field : "serial", want);
+		guard_refuse(g, -EPERM);
+		return;
+	}
+	if (writes && g->id.serial_weak && g->matched == TARGET_MATCH_SERIAL) {
+		guard_reason(g,
+			     "its serial %s cannot be told from a future one (no birth time or "
+			     "inode generation could be read for the file behind it)",
+			     g->id.serial);
+		guard_refuse(g, -EPERM);
+	}
+}
+
+static void guard_inuse(struct guard *g)
+{
+	struct target_inuse u;
+	int r = target_inuse(&g->id, g->erase_all_ns, &u);
+
+	if (r < 0) {
+		guard_reason(g, "cannot tell whether it is in use: %s", strerror(-r));
+		guard_refuse(g, r);
+	}
+	for (unsigned i = 0; i < u.count && i < TARGET_REASONS_MAX; i++)
+		guard_reason(g, "%s", u.reason[i]);
+	if (u.count > TARGET_REASONS_MAX)
+		guard_reason(g, "%u more reasons", u.count - TARGET_REASONS_MAX);
+	if (u.count)
+		guard_refuse(g, -EBUSY);
+}
+
+static void guard_namespaces(struct guard *g)
+{
+	struct target_devset set;
+	size_t n = 0;
+
+	memset(&set, 0, sizeof(set));
+	g->namespaces[0] = '\0';
+	if (!g->erase_all_ns || !g->id.ctrl[0] ||
+	    target_devset_add_ctrl("/sys", g->id.ctrl, &set) < 0)
+		return;
+	for (size_t i = 0; i < set.n; i++) {
+		int w = snprintf(g->namespaces + n, sizeof(g->namespaces) - n, "%s%s",
+				 n ? " " : "", set.name[i]);
+
+		if (w < 0 || (size_t)w >= sizeof(g->namespaces) - n)
+			break;
+		n += (size_t)w;
+	}
+}
+
+int guard_open(const struct guard_req *rq, struct guard *g)
+{
+	bool writes = rq->flags & GUARD_WRITES, probe = rq->flags & GUARD_PROBE, busy = false;
+	_cleanup_close_ int pfd = -1;
+	char msg[512];
+	struct stat st;
+	int flags, fd, r;
+
+	guard_init(g);
+	g->flags = rq->flags;
+	g->run_id = rq->run_id;
+	snprintf(g->path, sizeof(g->path), "%s", rq->path ? rq->path : "");
+	snprintf(g->lock_dir, sizeof(g->lock_dir), "%s", lock_dir_of(rq));
+	if (!rq->path || !*rq->path) {
+		guard_reason(g, "no drive or file given");
+		guard_refuse(g, -EINVAL);
+		return g->err;
+	}
+	/* 1. the one lookup of the name */
+	pfd = open(rq->path, O_PATH | O_CLOEXEC);
+	if (pfd < 0 || fstat(pfd, &st) < 0) {
+		r = -errno;
+		guard_reason(g, "%s", strerror(-r));
+		guard_refuse(g, r);
+		return g->err;
+	}
+	if (S_ISBLK(st.st_mode))
+		flags = O_DIRECT | O_EXCL | (writes && !probe ? O_RDWR : O_RDONLY);
+	else if (S_ISREG(st.st_mode))
+		flags = O_DIRECT | (writes && !probe ? O_RDWR : O_RDONLY);
+	else if (S_ISCHR(st.st_mode))
+		flags = O_RDONLY; /* NVMe generic device: identify only, I/O on its block twin */
+	else
+		flags = -1;
+	if (flags < 0) {
+		guard_reason(g, "not a drive or regular file");
+		guard_refuse(g, -EINVAL);
+		return g->err;
+	}
+	fd = open_io(pfd, flags | O_CLOEXEC, &busy);
+	if (fd < 0 && (fd == -EINVAL || fd == -EOPNOTSUPP) && (flags & O_DIRECT) &&
+	    !writes) {
+		/* reading the identity needs no O_DIRECT */
+		fd = open_io(pfd, (flags & ~O_DIRECT) | O_CLOEXEC, &busy);
+	}
+	if (fd < 0) {
+		guard_reason(g, "cannot open it%s: %s", flags & O_DIRECT ? " with O_DIRECT" : "",
+			     strerror(-fd));
+		guard_refuse(g, fd);
+		return g->err;
+	}
+	g->fd = fd;
+
+	/* 2. who it is, through that descriptor */
+	r = target_identify_fd(g->fd, rq->path, rq->kind, &g->id, msg, sizeof(msg));
+	if (r < 0) {
+		/* target messages start with the path: keep it once */
+		const char *m = strncmp(msg, rq->path, strlen(rq->path)) == 0 &&
+						msg[strlen(rq->path)] == ':'
+					? msg + strlen(rq->path) + 2
+					: msg;
+
+		guard_reason(g, "%s", *m ? m : strerror(-r));
+		guard_refuse(g, r);
+		return g->err;
+	}
+	/* an NVMe generic device: the I/O goes to its block twin, verified */
+	if (S_ISCHR(st.st_mode)) {
+		struct target_identity twin;
+		_cleanup_close_ int tp = -1;
+
+		if (!g->id.block_path[0]) {
+			if (writes) {
+				guard_reason(g, "%s has no block device to do I/O through",
+					     g->id.name);
+				guard_refuse(g, -ENODEV);
+				return g->err;
+			}
+		} else {
+			tp = open(g->id.block_path, O_PATH | O_CLOEXEC);
+			fd = tp < 0 ? -errno
+				    : open_io(tp, O_DIRECT | O_EXCL | O_CLOEXEC |
+							  (writes && !probe ? O_RDWR : O_RDONLY),
+					      &busy);
+			if (fd < 0) {
+				guard_reason(g, "cannot open its block device %s: %s",
+					     g->id.block_path, strerror(-fd));
+				guard_refuse(g, fd);
+				return g->err;
+			}
+			close(g->fd);
+			g->fd = fd;
+			r = target_identify_fd(fd, g->id.block_path, TARGET_NVME, &twin, msg,
+					       sizeof(msg));
+			if (r < 0 || !target_same(&g->id, &twin)) {
+				guard_reason(g, "its block device %s is not the same namespace%s%s",
+					     g->id.block_path, r < 0 ? ": " : "", r < 0 ? msg : "");
+				guard_refuse(g, -ESTALE);
+				return g->err;
+			}
+			memcpy(twin.path, g->id.path, sizeof(twin.path));
+			g->id = twin;
+		}
+	}
+	if (!writes) {
+		/* reading: a name, where given, must still be this drive's */
+		if (rq->want && *rq->want)
+			guard_name(g, rq->want, rq->want_field, false);
+		return g->err;
+	}
+
+	/* 3. named, 4. free, 5. locked */
+	guard_name(g, rq->want, rq->want_field, true);
+	if (rq->erase_method != ERASE_NONE) {
+		struct erase_plan ep;
+
+		if (erase_dry_run(&g->id, rq->erase_method, &ep, msg, sizeof(msg)) == 0)
+			g->erase_all_ns = ep.all_namespaces;
+		else
+			g->erase_all_ns = g->id.kind == TARGET_NVME;
+		if (rq->flags & GUARD_WHOLE_CTRL)
+			g->erase_all_ns = true;
+		guard_namespaces(g);
+	}
+	guard_inuse(g);
+	if (busy) {
+		guard_reason(g, "held open exclusively (O_EXCL) by another process, or mounted "
+				"or claimed by the kernel");
+		guard_refuse(g, -EBUSY);
+	}
+	guard_lock(g, probe);
+	if (probe) {
+		for (size_t i = 0; i < g->nlocks; i++)
+			close(g->locks[i].fd);
+		g->nlocks = 0;
+		close(g->fd);
+		g->fd = -1;
+	}
+	return g->err;
+}
+
+int guard_recheck(struct guard *g, const char *want, bool whole_ctrl)
+{
+	struct target_identity again;
+	char msg[512];
+	int r;
+
+	g->err = 0;
+	g->nreasons = 0;
+	if (g->fd < 0) {
+		guard_reason(g, "the drive is not open");
+		guard_refuse(g, -EBADF);
+		return g->err;
+	}
+	r = target_identify_fd(g->fd, g->id.block_path[0] ? g->id.block_path : g->id.path,
+			       g->id.kind == TARGET_NVME ? TARGET_NVME : TARGET_UNKNOWN, &again,
+			       msg, sizeof(msg));
+	if (r < 0 || !target_same(&g->id, &again)) {
+		guard_reason(g, "it is no longer the drive that was checked%s%s",
+			     r < 0 ? ": " : " (serial now ", r < 0 ? msg : again.serial);
+		if (r >= 0)
+			snprintf(g->reason[g->nreasons - 1] + strlen(g->reason[g->nreasons - 1]),
+				 sizeof(g->reason[0]) - strlen(g->reason[g->nreasons - 1]), ")");
+		guard_refuse(g, -ESTALE);
+		return g->err;
+	}
+	memcpy(again.path, g->id.path, sizeof(again.path));
+	g->id = again;
+	guard_name(g, want, "serial", true);
+	if (whole_ctrl)
+		g->erase_all_ns = true;
+	guard_namespaces(g);
+	guard_inuse(g);
+	return g->err;
+}
+
+void guard_set_run(struct guard *g, int64_t run_id)
+{
+	g->run_id = run_id;
+	for (size_t i = 0; i < g->nlocks; i++)
+		if (g->locks[i].fd >= 0)
+			lock_write_holder(g, g->locks[i].fd);
+}
+
+void guard_close(struct guard *g)
+{
+	for (size_t i = 0; i < g->nlocks; i++) {
+		if (g->locks[i].fd >= 0) {
+			/* the file stays: unlinking races with the next locker */
+			(void)!ftruncate(g->locks[i].fd, 0);
+			close(g->locks[i].fd);
+		}
+		g->locks[i].fd = -1;
+	}
+	g->nlocks = 0;
+	if (g->fd >= 0)
+		close(g->fd);
+	g->fd = -1;
+}
+
+char *guard_refusal(const struct guard *g, char *buf, size_t len)
+{
+	size_t n;
+	int w;
+
+	w = snprintf(buf, len, "refusing %s: ", g->path);
+	n = w < 0 ? 0 : (size_t)w;
+	for (unsigned i = 0; i < g->nreasons && i < GUARD_REASONS_MAX && n < len; i++) {
+		w = snprintf(buf + n, len - n, "%s%s", i ? "; " : "", g->reason[i]);
+		n += w < 0 ? 0 : (size_t)w;
+	}
+	if (!g->nreasons && n < len)
+		snprintf(buf + n, len - n, "%s", strerror(g->err ? -g->err : EPERM));
+	if (g->nreasons > GUARD_REASONS_MAX && n < len)
+		snprintf(buf + n, len - n, "; and %u more", g->nreasons - GUARD_REASONS_MAX);
+	return buf;
+}
+
+char *guard_checks(const struct guard *g, char *buf, size_t len)
+{
+	if (!(g->flags & GUARD_WRITES)) {
+		snprintf(buf, len, "identity read; the plan does not write");
+		return buf;
+	}
+	snprintf(buf, len, "identity matches the plan (%s); not in use%s%s; %s",
+		 target_match_name(g->matched), g->erase_all_ns ? ", nor are the namespaces " : "",
+		 g->erase_all_ns ? g->namespaces : "", g->lock_note);
+	return buf;
+}

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PLATEAU_GUARD_H
+#define PLATEAU_GUARD_H
+
+/*
+ * guard: the one safety gate every writer goes through (erase, fill,
+ * precondition, sweep; the daemon's start check, its dry run and
+ * `plateau run`).
+ *
+ * guard_open() opens the target once and decides everything through that
+ * descriptor, never through a path looked up a second time:
+ *   1. identity: read through the descriptor (fstat, ioctls, NVMe Identify
+ *      on the fd) and matched with the name the operator gave (serial,
+ *      EUI64, NGUID, WWN).  A drive is never written unless it is named.
+ *   2. in use, by device and inode numbers (target_inuse()): mounts in
+ *      every mount namespace, swap, holders (dm, md, LVM, bcache) at any
+ *      depth, loop devices stacked on it at any depth (LOOP_GET_STATUS64
+ *      lo_rdevice / lo_device+lo_inode), and what the target itself is
+ *      stacked on.  A check that cannot decide refuses.
+ *   3. locks shared by every plateau process: an flock per storage object
+ *      (the target and everything it is stacked on) in the lock directory,
+ *      named after its device (and inode) numbers, holding "who" for the
+ *      dry run to print; the kernel's O_EXCL claim on block devices; an
+ *      OFD lock on regular files.
+ * The same descriptor then goes to the engine and the erase.  Before every
+ * destructive phase guard_recheck() reads the identity through it again
+ * and repeats the in-use checks.
+ *
+ * Never logs; every reason not to write is in the verdict, which
+ * guard_refusal() formats the one way the daemon, the CLI and the dry run
+ * print it.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "erase.h"
+#include "target.h"
+
+#define GUARD_REASONS_MAX 16
+#define GUARD_REASON_LEN 256
+#define GUARD_LOCKS_MAX 12
+#define GUARD_LOCK_DIR "/run/plateau/locks"
+
+/* Journal MESSAGE_IDs (plateaud(8)); never change one.  The daemon and
+ * `plateau run` log every refusal with the first, `plateau run` its start
+ * with the second. */
+#define GUARD_REFUSED_MESSAGE_ID "6d082feaeaf0481aa1bc8fa343b2616a"
+#define GUARD_RUN_STARTED_MESSAGE_ID "43a8c46012f143b78bb68e4c007098e3"
+
+enum guard_flags {
+	GUARD_WRITES = 1 << 0,	   /* writes: named, not in use, locked */
+	GUARD_PROBE = 1 << 1,	   /* dry run: check and probe the locks, hold nothing */
+	GUARD_WHOLE_CTRL = 1 << 2, /* the erase reaches every namespace of the controller */
+};
+
+/**
+ * struct guard_req - what the caller is about to do
+ * @path: the target as the operator named it
+ * @want: serial / EUI64 / NGUID / WWN the operator named; required to write
+ * @want_field: the plan field @want came from ("serial"), for messages
+ * @kind: TARGET_UNKNOWN detects; TARGET_NVME accepts an ioctl-mocked file
+ * @flags: enum guard_flags
+ * @erase_method: the erase the run will do (ERASE_NONE: none); an erase
+ *                reaching every namespace adds them all to the checks
+ * @run_id: written into the lock files (0 = none yet, see guard_set_run())
+ * @lock_dir: NULL = $PLATEAU_LOCK_DIR, else GUARD_LOCK_DIR
+ */
+struct guard_req {
+	const char *path;
+	const char *want;
+	const char *want_field;
+	enum target_kind kind;
+	unsigned int flags;
+	enum erase_method erase_method;
+	int64_t run_id;
+	const char *lock_dir;
+};
+
+/**
+ * struct guard_lock - one lock held
+ * @key: "block-259-0", "file-254-0-1318211"
+ * @fd: the lock file, flock()ed; -1 when only the kernel's lock is held
+ */
+struct guard_lock {
+	char key[TARGET_KEY_LEN];
+	int fd;
+};
+
+/**
+ * struct guard - an open, checked target
+ * @fd: the descriptor for I/O (O_DIRECT; O_RDWR when writing; block
+ *      devices O_EXCL); -1 when the gate refused or in probe mode
+ * @id: identity read through @fd
+ * @matched: which name of @id matched @want
+ * @flags: the request's flags
+ * @erase_all_ns: the planned erase reaches every namespace of the controller
+ * @namespaces: with @erase_all_ns: the namespaces it would reach ("nvme0n1 nvme0n2")
+ * @locks: locks held (probe mode: none)
+ * @lock_note: how the drive is locked, for the verdict
+ * @err: 0, or the -errno of the refusal (-EPERM identity, -EBUSY in use or
+ *       locked, -ESTALE changed, other: a check failed)
+ * @nreasons: reasons for the refusal (more than GUARD_REASONS_MAX counted)
+ * @reason: each reason, without the path
+ */
+struct guard {
+	int fd;
+	struct target_identity id;
+	enum target_match_field matched;
+	unsigned int flags;
+	bool erase_all_ns;
+	char namespaces[256];
+	size_t nlocks;
+	struct guard_lock locks[GUARD_LOCKS_MAX];
+	char lock_note[192];
+	char path[TARGET_PATH_LEN];
+	char lock_dir[128];
+	int64_t run_id;
+	int err;
+	unsigned int nreasons;
+	char reason[GUARD_REASONS_MAX][GUARD_REASON_LEN];
+};
+
+/**
+ * guard_open() - open, identify, check and lock a target
+ * @rq: request
+ * @g: result; always initialised (guard_close() it whatever the return)
+ *
+ * Return: 0 (the target may be used as asked), or the refusal's -errno
+ * (also in @g->err) with its reasons in @g.
+ */
+int guard_open(const struct guard_req *rq, struct guard *g);
+
+/**
+ * guard_recheck() - before a destructive phase: still the same, still free?
+ * @g: an open guard
+ * @want: the name the plan gives the drive
+ * @whole_ctrl: the phase is an erase that reaches every namespace
+ *
+ * Reads the identity through @g->fd again (the kernel revalidates a
+ * namespace after a format), compares it with @g->id, matches @want and
+ * repeats the in-use checks.  Reasons replace the old ones.
+ *
+ * Return: 0 or the refusal's -errno.
+ */
+int guard_recheck(struct guard *g, const char *want, bool whole_ctrl);
+
+/**
+ * guard_set_run() - record the run id in the lock files (who holds the drive)
+ * @g: guard
+ * @run_id: run
+ */
+void guard_set_run(struct guard *g, int64_t run_id);
+
+/**
+ * guard_close() - release the descriptor and the locks
+ * @g: guard (may be refused, or closed already)
+ */
+void guard_close(struct guard *g);
+
+/**
+ * guard_refusal() - the one refusal message
+ * @g: a refused guard
+ * @buf: destination
+ * @len: size of @buf
+ *
+ * "refusing /dev/loop3: loop3 is mounted at /mnt; loop3 is active swap"
+ *
+ * Return: @buf.
+ */
+char *guard_refusal(const struct guard *g, char *buf, size_t len);
+
+/**
+ * guard_checks() - one line saying what was checked, for a passed gate
+ * @g: guard
+ * @buf: destination
+ * @len: size of @buf
+ *
+ * Return: @buf.
+ */
+char *guard_checks(const struct guard *g, char *buf, size_t len);
+
+/**
+ * guard_lock_holder() - who holds the lock file of @key, if anyone
+ * @lock_dir: directory
+ * @key: lock key
+ * @buf: "pid 4242 (run 7, plateau run, uid 0)"
+ * @len: size of @buf
+ *
+ * Return: 1 when held by someone, 0 when free, -errno.
+ */
+int guard_lock_holder(const char *lock_dir, const char *key, char *buf, size_t len);
+
+#endif
