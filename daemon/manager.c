@@ -31,14 +31,6 @@ struct drun *manager_find_run(struct manager *m, int64_t run_id)
 	return NULL;
 }
 
-struct drun *manager_find_device(struct manager *m, const char *device, const char *serial)
-{
-	for (struct drun *r = m->runs; r; r = r->next)
-		if (!strcmp(r->device, device) || (serial && *serial && !strcmp(r->serial, serial)))
-			return r;
-	return NULL;
-}
-
 /* --- runner callbacks, on the run's worker thread --- */
 
 static void drun_event(void *ctx, const struct runner_event *ev)

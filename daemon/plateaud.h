@@ -138,7 +138,6 @@ struct guard;
 int manager_start_run(struct manager *m, int64_t run_id, const struct runner_event *created,
 		      struct guard *g, char *err, size_t errlen);
 struct drun *manager_find_run(struct manager *m, int64_t run_id);
-struct drun *manager_find_device(struct manager *m, const char *device, const char *serial);
 void manager_wake(struct manager *m);
 int manager_resume_all(struct manager *m);
 void manager_notify_status(struct manager *m);

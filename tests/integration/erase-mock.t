@@ -144,6 +144,24 @@ check "in progress: progress says resumed" has "$out" 'fraction=0\.5000 estimate
 check "in progress: no Sanitize command sent" lacks "$log" 'opc=0x84'
 check "in progress: verify passed" has "$out" '^verify: done=1 passed=1'
 
+# an overwrite sanitize (SANACT 3, not one of plateau's methods, no read-back)
+# in progress is followed to its end, and then the planned erase runs, so the
+# record says what erased the drive (it used to end "done" with ran=none)
+fresh_data
+run overwrite "$CTRL_ALL
+$NS
+log sstat=0x0002 sprog=0x8000 scdw10=3
+log sstat=0x0101 scdw10=3
+expect sanitize cdw10=0x00000004 status=0x0000 erase=0x00
+log sstat=0x0101 scdw10=4" erase "$DEV" "${FAST[@]}"
+check "overwrite in progress: exit 0" [ $rc -eq 0 ]
+check "overwrite in progress: waited for, noted, not counted" has "$out" \
+	'^attempt: method=none .*SANACT 3.*not counted as an erase, the planned erase follows'
+check "overwrite in progress: then the planned sanitize was sent" has "$log" \
+	'opc=0x84 nsid=0 cdw10=0x00000004 '
+check "overwrite in progress: the record names it" has "$out" '^ran: sanitize-crypto$'
+check "overwrite in progress: and reads back" has "$out" '^verify: done=1 passed=1'
+
 run resume "$CTRL_ALL
 $NS
 log sstat=0x0002 sprog=0x2000 etce=40 scdw10=2
