@@ -14,6 +14,7 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #include "cleanup.h"
 #include "erase.h"
@@ -557,6 +558,8 @@ static int run_format(const struct ctx *c, int *fd, enum erase_method m, struct 
 		c->o->format_timeout_ms ? c->o->format_timeout_ms : DEFAULT_FORMAT_TIMEOUT_MS;
 	char msg[ERASE_MSG_LEN];
 	uint64_t t0 = now_ns();
+	dev_t rdev_before;
+	ino_t ino_before;
 	int r, nfd;
 
 	r = nvmex_format(*fd, &ns,
@@ -569,7 +572,20 @@ static int run_format(const struct ctx *c, int *fd, enum erase_method m, struct 
 	}
 	report(c, m, ERASE_PHASE_RUNNING, 1.0, NVMEX_TIME_NOT_REPORTED, t0, 0, 0, false);
 
-	/* the kernel revalidates the namespace after a format: use a fresh descriptor */
+	/* the kernel revalidates the namespace after a format: use a fresh
+	 * descriptor, of the same device (by number) as the one checked */
+	{
+		struct stat before;
+
+		if (fstat(*fd, &before) < 0) {
+			a->err = -errno;
+			msg_set(a->msg, sizeof(a->msg), "formatted, but fstat failed: %s",
+				strerror(errno));
+			return a->err;
+		}
+		rdev_before = S_ISBLK(before.st_mode) ? before.st_rdev : 0;
+		ino_before = before.st_ino;
+	}
 	close(*fd);
 	*fd = -1;
 	r = target_open(path, true, &nfd);
@@ -580,6 +596,17 @@ static int run_format(const struct ctx *c, int *fd, enum erase_method m, struct 
 		return r;
 	}
 	*fd = nfd;
+	{
+		struct stat after;
+
+		if (fstat(nfd, &after) < 0 ||
+		    (rdev_before ? after.st_rdev != rdev_before : after.st_ino != ino_before)) {
+			a->err = -ESTALE;
+			msg_set(a->msg, sizeof(a->msg),
+				"formatted, but %s is no longer the device that was formatted", path);
+			return -ESTALE;
+		}
+	}
 	r = target_identify_fd(nfd, path, id->kind, &again, msg, sizeof(msg));
 	if (r < 0) {
 		a->err = r;

@@ -225,6 +225,19 @@ static void guard_lock(struct guard *g, bool probe)
 			continue;
 		}
 		fd = lock_open(g->lock_dir, keys[i], true);
+		if (fd < 0 && geteuid() != 0 && (fd == -EACCES || fd == -EPERM || fd == -EROFS)) {
+			/* an unprivileged user: say who holds it if anyone, else carry
+			 * on with the kernel's locks (O_EXCL, OFD) */
+			r = guard_lock_holder(g->lock_dir, keys[i], who, sizeof(who));
+			if (r > 0) {
+				guard_reason(g, "%s is locked by %s", labels[i], who);
+				guard_refuse(g, -EBUSY);
+			}
+			snprintf(g->lock_note, sizeof(g->lock_note),
+				 "no shared lock (%s: %s), only the kernel's", g->lock_dir,
+				 strerror(-fd));
+			continue;
+		}
 		if (fd < 0) {
 			guard_reason(g, "cannot open the lock %s/%s: %s", g->lock_dir, keys[i],
 				     strerror(-fd));
@@ -290,7 +303,19 @@ static void guard_name(struct guard *g, const char *want, const char *field, boo
 		}
 		return;
 	}
-	if (target_serial_legacy(want)) {
+	g->matched = target_match(&g->id, want);
+	if (g->matched == TARGET_MATCH_SERIAL && g->id.serial_weak) {
+		if (writes) {
+			guard_reason(g,
+				     "its serial %s cannot be told from a future one: the file behind "
+				     "it cannot be reached to read its birth time (unlinked, or in "
+				     "another mount namespace)",
+				     g->id.serial);
+			guard_refuse(g, -EPERM);
+		}
+		return;
+	}
+	if (g->matched == TARGET_MATCH_NONE && target_serial_legacy(want)) {
 		guard_reason(g,
 			     "%s %s is the old synthetic form, which repeats when an inode number "
 			     "is reused: re-read the serial with plateau drives %s",
@@ -298,7 +323,6 @@ static void guard_name(struct guard *g, const char *want, const char *field, boo
 		guard_refuse(g, -EPERM);
 		return;
 	}
-	g->matched = target_match(&g->id, want);
 	if (g->matched == TARGET_MATCH_NONE) {
 		const char *d;
 		size_t n;
@@ -312,14 +336,6 @@ static void guard_name(struct guard *g, const char *want, const char *field, boo
 			n--;
 		guard_reason(g, "it is %.*s, not the drive the plan names (%s %s)", (int)n, d,
 			     field && *field ? field : "serial", want);
-		guard_refuse(g, -EPERM);
-		return;
-	}
-	if (writes && g->id.serial_weak && g->matched == TARGET_MATCH_SERIAL) {
-		guard_reason(g,
-			     "its serial %s cannot be told from a future one (no birth time or "
-			     "inode generation could be read for the file behind it)",
-			     g->id.serial);
 		guard_refuse(g, -EPERM);
 	}
 }

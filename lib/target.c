@@ -1277,6 +1277,18 @@ static int reach_build(const char *sys_root, const struct target_identity *id, b
 		return 0;
 	}
 	cur = id->dev;
+	if (!cur && id->block_path[0]) {
+		/* an NVMe generic device identified by itself (a listing): its block
+		 * twin; the gate always hands over an identity read through the block
+		 * device */
+		struct stat bst;
+
+		if (stat(id->block_path, &bst) < 0)
+			return -errno;
+		if (!S_ISBLK(bst.st_mode))
+			return -ENOTBLK;
+		cur = bst.st_rdev;
+	}
 	if (!cur)
 		return -ENODEV;
 	for (int depth = 0;; depth++) {

@@ -497,4 +497,35 @@ is "$RC" 2 "no command: exit 2"
 run --version
 like "$OUT" '^plateau [0-9]+\.[0-9]+' "--version"
 
+
+###########################################################################
+diag "show: the requester (schema 3)"
+
+REQ=$(dbcopy requester.db)
+sqlite3 -bail "$REQ" <"$PLATEAU_SRC/$FIX/requester.sql" || bail_out "loading requester.sql failed"
+run --db "$REQ" show 1
+has "$OUT" "  requested by  uid 1000 (pid 4242: plateau start nightly.plan) via plateaud" \
+	"show 1: requested over plateaud's socket"
+run --db "$REQ" show 2
+has "$OUT" "  requested by  uid 0 (pid 77: plateau run qlc.plan) via plateau run" \
+	"show 2: root, in the foreground"
+run --db "$REQ" show 3
+has "$OUT" "  requested by  uid 1001 (pid unknown: plateau start ?[31mred.plan) via plateaud" \
+	"show 3: no pid; the escape character printed as ?"
+run --db "$REQ" show 4
+has "$OUT" "  requested by  unknown (stored before plateau recorded requesters)" \
+	"show 4: unknown"
+run --db "$REQ" show 1 --json
+is "$(jv .requester)" '{"uid":1000,"pid":4242,"cmd":"plateau start nightly.plan","via":"plateaud"}' \
+	"show 1 --json: the requester, integers as integers"
+run --db "$REQ" show 3 --json
+is "$(jv '.requester | [.pid, .cmd]')" '[null,"plateau start \u001b[31mred.plan"]' \
+	"show 3 --json: null pid, the command as stored"
+run --db "$REQ" show 4 --json
+is "$(jv .requester)" '{"uid":null,"pid":null,"cmd":null,"via":null}' "show 4 --json: all null"
+sqlite3 "$REQ" "PRAGMA ignore_check_constraints = ON;
+	UPDATE runs SET requester_uid = -1 WHERE id = 1;" || bail_out "sqlite3 failed"
+expect_fail 2 "requester_uid" "a negative requester uid (show)" --db "$REQ" show 1
+has "$ERR" "runs row 1" "a negative requester uid: names the row"
+
 done_testing
