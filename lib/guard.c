@@ -267,7 +267,7 @@ static void guard_lock(struct guard *g, bool probe)
 	/* a regular file: an OFD lock too, seen by any process that asks (said
 	 * only where the lock files did not already name the holder) */
 	if (g->fd >= 0 && g->id.kind == TARGET_FILE && g->err != -EBUSY) {
-		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
 
 		if (fcntl(g->fd, probe ? F_OFD_GETLK : F_OFD_SETLK, &fl) < 0) {
 			if (errno == EAGAIN || errno == EACCES) {
@@ -295,10 +295,11 @@ static void guard_name(struct guard *g, const char *want, const char *field, boo
 	g->matched = TARGET_MATCH_NONE;
 	if (!want || !*want) {
 		if (writes) {
-			guard_reason(g,
-				     "the plan names no drive: plateau writes only to a drive named "
-				     "by its serial, EUI64, NGUID or WWN (this one's serial is %s)",
-				     *g->id.serial ? g->id.serial : "unknown");
+			guard_reason(
+				g,
+				"the plan names no drive: plateau writes only to a drive named "
+				"by its serial, EUI64, NGUID or WWN (this one's serial is %s)",
+				*g->id.serial ? g->id.serial : "unknown");
 			guard_refuse(g, -EPERM);
 		}
 		return;
@@ -306,11 +307,12 @@ static void guard_name(struct guard *g, const char *want, const char *field, boo
 	g->matched = target_match(&g->id, want);
 	if (g->matched == TARGET_MATCH_SERIAL && g->id.serial_weak) {
 		if (writes) {
-			guard_reason(g,
-				     "its serial %s cannot be told from a future one: the file behind "
-				     "it cannot be reached to read its birth time (unlinked, or in "
-				     "another mount namespace)",
-				     g->id.serial);
+			guard_reason(
+				g,
+				"its serial %s cannot be told from a future one: the file behind "
+				"it cannot be reached to read its birth time (unlinked, or in "
+				"another mount namespace)",
+				g->id.serial);
 			guard_refuse(g, -EPERM);
 		}
 		return;
@@ -368,8 +370,8 @@ static void guard_namespaces(struct guard *g)
 	    target_devset_add_ctrl("/sys", g->id.ctrl, &set) < 0)
 		return;
 	for (size_t i = 0; i < set.n; i++) {
-		int w = snprintf(g->namespaces + n, sizeof(g->namespaces) - n, "%s%s",
-				 n ? " " : "", set.name[i]);
+		int w = snprintf(g->namespaces + n, sizeof(g->namespaces) - n, "%s%s", n ? " " : "",
+				 set.name[i]);
 
 		if (w < 0 || (size_t)w >= sizeof(g->namespaces) - n)
 			break;
@@ -417,8 +419,7 @@ int guard_open(const struct guard_req *rq, struct guard *g)
 		return g->err;
 	}
 	fd = open_io(pfd, flags | O_CLOEXEC, &busy);
-	if (fd < 0 && (fd == -EINVAL || fd == -EOPNOTSUPP) && (flags & O_DIRECT) &&
-	    !writes) {
+	if (fd < 0 && (fd == -EINVAL || fd == -EOPNOTSUPP) && (flags & O_DIRECT) && !writes) {
 		/* reading the identity needs no O_DIRECT */
 		fd = open_io(pfd, (flags & ~O_DIRECT) | O_CLOEXEC, &busy);
 	}
@@ -458,8 +459,9 @@ int guard_open(const struct guard_req *rq, struct guard *g)
 		} else {
 			tp = open(g->id.block_path, O_PATH | O_CLOEXEC);
 			fd = tp < 0 ? -errno
-				    : open_io(tp, O_DIRECT | O_EXCL | O_CLOEXEC |
-							  (writes && !probe ? O_RDWR : O_RDONLY),
+				    : open_io(tp,
+					      O_DIRECT | O_EXCL | O_CLOEXEC |
+						      (writes && !probe ? O_RDWR : O_RDONLY),
 					      &busy);
 			if (fd < 0) {
 				guard_reason(g, "cannot open its block device %s: %s",

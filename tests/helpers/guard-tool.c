@@ -26,7 +26,7 @@
 
 static int check(const char *path, const char *want, const char *method)
 {
-	struct guard_req rq = { .path = path, .want = want, .flags = GUARD_WRITES };
+	struct guard_req rq = {.path = path, .want = want, .flags = GUARD_WRITES};
 	char msg[GUARD_REASONS_MAX * GUARD_REASON_LEN + 300];
 	struct guard g;
 	int r;
@@ -48,9 +48,9 @@ static int check(const char *path, const char *want, const char *method)
 
 static int hold(const char *path, const char *want)
 {
-	struct guard_req rq = { .path = path, .want = want, .flags = GUARD_WRITES };
+	struct guard_req rq = {.path = path, .want = want, .flags = GUARD_WRITES};
 	char msg[GUARD_REASONS_MAX * GUARD_REASON_LEN + 300], line[64];
-	struct engine_job job = { 0 };
+	struct engine_job job = {0};
 	struct engine_result res;
 	struct engine *e;
 	struct guard g;
