@@ -504,12 +504,14 @@ int guard_open(const struct guard_req *rq, struct guard *g)
 		guard_namespaces(g);
 	}
 	guard_inuse(g);
+	guard_lock(g, probe);
+	/* the kernel's claim, said only where nothing above explains it */
 	if (busy) {
-		guard_reason(g, "held open exclusively (O_EXCL) by another process, or mounted "
-				"or claimed by the kernel");
+		if (!g->nreasons)
+			guard_reason(g, "held open exclusively (O_EXCL) by another process, or "
+					"claimed by the kernel");
 		guard_refuse(g, -EBUSY);
 	}
-	guard_lock(g, probe);
 	if (probe) {
 		for (size_t i = 0; i < g->nlocks; i++)
 			close(g->locks[i].fd);

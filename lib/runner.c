@@ -1176,15 +1176,16 @@ int runner_run(struct runner *r)
 			runner_fail(r, ret, "%s", store_errmsg(r->s));
 		goto failed;
 	}
-	if ((ret = runner_open_guard(r)))
-		goto failed;
-	guard_set_run(&r->guard, r->run_id);
 	if (r->run.started_ns)
 		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_RESUMED, NULL, "resumed in state %s",
 			     r->run.state);
 	else
 		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_STARTED, NULL, "'%s' started on %s",
 			     r->run.name, r->plan.device);
+	/* the gate, before anything is written (a resume opens its own) */
+	if ((ret = runner_open_guard(r)))
+		goto failed;
+	guard_set_run(&r->guard, r->run_id);
 
 	for (size_t i = 0; i < r->nphases; i++) {
 		struct store_phase *p = &r->phases[i];

@@ -18,11 +18,13 @@ static int cmd_version(struct cli *cli, int argc, char **argv);
 
 static const struct cli_cmd cli_cmds[] = {
 	{ "start", "PLAN [--dry-run]", "hand a plan to plateaud",
-	  "  The daemon identifies the drive, checks that the plan names it (serial,\n"
-	  "  EUI64, NGUID or WWN) and that it is neither in use nor busy, records the\n"
-	  "  run and starts it.  --dry-run shows the identity, the checks and the erase\n"
-	  "  method that would run, and starts nothing.\n"
-	  "  --json              the daemon's answer as JSON\n",
+	  "  The daemon passes the drive through the safety gate (plateau(1) SAFETY):\n"
+	  "  the plan must name it (serial, EUI64, NGUID or WWN), and it must be neither\n"
+	  "  in use nor locked by another plateau process; then it records the run and\n"
+	  "  starts it.  --dry-run shows the identity, the checks, who holds the drive\n"
+	  "  and the erase method that would run, and starts nothing.\n"
+	  "  --json              the daemon's answer as JSON\n"
+	  "  Exit status: 0 started; 2 bad plan; 4 plateaud unreachable; 6 refused.\n",
 	  cmd_start, CLI_FMT_JSON },
 	{ "check", "PLAN", "validate a plan and show its phases with every default filled in",
 	  "  Reads only the file: no daemon, no drive.  Errors name file:line and field.\n"
@@ -138,8 +140,10 @@ static const struct cli_cmd cli_cmds[] = {
 	  "  --io-timeout D      an I/O outstanding this long is hung: the run fails\n"
 	  "                      (default 5m; 1s at least)\n"
 	  "  --name NAME --seed N --quiet\n"
+	  "  --yes               at a terminal, do not wait 10 s before writing a drive\n"
 	  "  Exit status: 0 done (and steady, with --steady), 1 not steady or stopped,\n"
-	  "  2 bad input, 3 target not found, 5 the run failed.\n",
+	  "  2 bad input, 3 target not found, 5 the run failed, 6 refused by the\n"
+	  "  safety gate (nothing written, nothing recorded).\n",
 	  cmd_run, CLI_FMT_NONE },
 	{ "report", "RUN [RUN...] -o FILE.html",
 	  "one self-contained HTML report: curves, steady-state windows, sweeps, drives",
@@ -179,7 +183,8 @@ static void cli_overview(FILE *f)
 		   "                 " CLI_DEFAULT_SOCKET ")\n"
 		   "  --json, --csv  machine-readable output\n\n"
 		   "Exit status: 0 ok or steady; 1 not steady, not reached or timed out;\n"
-		   "2 usage or bad input; 3 not found; 4 daemon unreachable; 5 the run failed.\n");
+		   "2 usage or bad input; 3 not found; 4 daemon unreachable; 5 the run failed;\n"
+		   "6 refused by the safety gate.\n");
 }
 
 static void cli_help_of(const struct cli_cmd *c)

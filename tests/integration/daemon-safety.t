@@ -3,8 +3,10 @@
 #
 # daemon-safety.t: plateaud refuses to write to a drive the plan does not
 # name, and refuses before anything is written: the target's checksum is
-# the same before and after, and no run (nor event) is recorded.
-#   - a wrong serial, another file's serial, no serial at all;
+# the same before and after, and no run (nor event) is recorded.  The
+# safety gate's refusals exit 6, an invalid plan 2.
+#   - a wrong serial, another file's serial, no serial at all; the old
+#     synthetic serial form without the birth time (re-read the serial);
 #   - a loop device named by its backing file's serial (root);
 #   - the backing file of an attached loop device, rightly named: in use;
 #   - a plan for another database;
@@ -38,13 +40,14 @@ max_rounds = 3
 EOF
 }
 
-# refused LABEL PLAN TARGET ERE: start is refused naming the problem; nothing changes
+# refused LABEL PLAN TARGET ERE [EXIT]: start is refused naming the problem
+# (exit 6: the gate; 2: an invalid plan); nothing changes
 refused() {
-	local label=$1 plan=$2 target=$3 re=$4 before after out rc
+	local label=$1 plan=$2 target=$3 re=$4 want=${5:-6} before after out rc
 	before=$(sum "$target")
 	out=$(pctl start "$plan" 2>&1)
 	rc=$?
-	is "$rc" 2 "$label: plateau start exits 2"
+	is "$rc" "$want" "$label: plateau start exits $want"
 	like "$out" "$re" "$label: ${out:0:150}"
 	after=$(sum "$target")
 	is "$after" "$before" "$label: the target is unchanged (sha256)"
@@ -59,16 +62,19 @@ other=$(mkfile other.img 32M)
 sf=$(serial_of "$f")
 so=$(serial_of "$other")
 
-write_plan "$W/wrong.plan" "$f" "serial = file:0:0:12345"
+write_plan "$W/wrong.plan" "$f" "serial = file:0:0:12345:1700000000.000000000"
 refused "wrong serial" "$W/wrong.plan" "$f" \
-	"^plateau: refusing $f: it is .*$sf.*, not the drive the plan names \(serial file:0:0:12345\)$"
+	"^plateau: refusing $f: it is .*$sf.*, not the drive the plan names \(serial file:0:0:12345:1700000000\.000000000\)$"
+write_plan "$W/oldform.plan" "$f" "serial = file:0:0:12345"
+refused "old serial form" "$W/oldform.plan" "$f" \
+	"^plateau: refusing $f: serial file:0:0:12345 is the old synthetic form.*re-read the serial with plateau drives $f$"
 write_plan "$W/other.plan" "$f" "serial = $so"
 refused "another file's serial" "$W/other.plan" "$f" "refusing $f: .*not the drive the plan names \(serial $so\)"
 write_plan "$W/none.plan" "$f" "# no serial"
-refused "no serial" "$W/none.plan" "$f" "\[run\] serial \(or eui64, nguid, wwn\) is required"
+refused "no serial" "$W/none.plan" "$f" "\[run\] serial \(or eui64, nguid, wwn\) is required" 2
 write_plan "$W/db.plan" "$f" "serial = $sf
 database = $W/elsewhere.db"
-refused "another database" "$W/db.plan" "$f" "database = $W/elsewhere.db, but this plateaud records into $DB"
+refused "another database" "$W/db.plan" "$f" "database = $W/elsewhere.db, but this plateaud records into $DB" 2
 ok "$([ ! -e "$W/elsewhere.db" ] && echo 0 || echo 1)" "another database: it is not created either"
 
 # --- dry run ---
@@ -78,7 +84,7 @@ out=$(pctl start --dry-run "$W/right.plan" 2>&1)
 is "$?" 0 "dry run with the right serial exits 0"
 has "$out" "dry run: nothing was started or written" "dry run: says nothing was started"
 like "$out" "phase 1  erase: would try \[\"punch\"" "dry run: shows the erase method that would run"
-has "$out" "identity matches the plan; not in use; not busy" "dry run: shows the checks"
+like "$out" "checks +identity matches the plan \(serial\); not in use; free" "dry run: shows the checks"
 out=$(pctl start --dry-run --json "$W/right.plan" 2>&1)
 like "$out" "\"serial\": \"$sf\"" "dry run --json: the drive's identity"
 is "$(sum "$f")" "$before" "dry run: the target is unchanged"
@@ -102,7 +108,7 @@ else
 			"refusing $LOOPDEV: .*not the drive the plan names \(serial $sb\)"
 		write_plan "$W/backing.plan" "$W/loop.img" "serial = $sb"
 		refused "the backing file of a loop device" "$W/backing.plan" "$W/loop.img" \
-			"refusing $W/loop.img: in use: .*loop"
+			"^plateau: refusing $W/loop.img: the file backs $(basename "$LOOPDEV")$"
 	fi
 fi
 

@@ -5,12 +5,14 @@
 # O_EXCL -> re-identify -> erase), driven by tests/helpers/erase-tool:
 #   - a mounted loop device (mkfs.ext4 + mount) is refused, unchanged;
 #   - a loop device that is active swap (mkswap + swapon) is refused, unchanged;
-#   - a wrong serial is refused, the device unchanged;
+#   - a wrong serial is refused, the device unchanged; so is the old
+#     synthetic form without the birth time (re-read the serial);
 #   - a device another process holds open with O_EXCL is refused at open;
 #   - a file backing a loop device is refused as a file target;
 #   - the same device with the right serial and free is erased (control),
 #     reads back as zeros;
-#   - the synthetic loop serial is stable across detach/re-attach;
+#   - the synthetic loop serial (loop:MAJ:MIN:INO:BTIME[:gGEN] of the
+#     backing file) is stable across detach/re-attach;
 #   - the root filesystem's device is reported as in use (read-only check).
 # Only loop devices and files this script creates are written.  Needs root.
 set -u
@@ -45,6 +47,16 @@ attach() {
 	LOOPS+=("$dev")
 }
 field() { sed -n "s/^$2: //p" "$1"; }
+matches() { [[ $1 =~ $2 ]] || { echo "#   '$1' does not match /$2/" >&2; return 1; }; }
+# refused_with FILE RESULT: the last erase ($rc) failed with this result
+refused_with() { [ "$rc" -ne 0 ] && has "$1" "^result: $2\$"; }
+# birth_of FILE -> SEC.NSEC, the birth time as statx gives it
+birth_of() {
+	local w
+	w=$(stat -c %w "$1")
+	w=${w#*.}
+	echo "$(stat -c %W "$1").${w%% *}"
+}
 devsum() { "$TOOL" sum "$1" | sed -n 's/^sum: //p'; }
 
 # --- identity of a loop device ---
@@ -53,9 +65,13 @@ PLAIN=$dev
 "$TOOL" identify "$PLAIN" >"$W/id.out"
 check "loop identify: exit 0" [ $? -eq 0 ]
 read -r maj min ino < <(stat -c '%Hd %Ld %i' "$W/plain.img")
+btime=$(birth_of "$W/plain.img")
 SERIAL=$(field "$W/id.out" serial)
-check "loop serial is loop:<major>:<minor>:<inode> of the backing file" [ "$SERIAL" = "loop:$maj:$min:$ino" ]
-check "loop kind and model" has "$W/id.out" '^kind: block$' && has "$W/id.out" '^model: Linux loop device$'
+# :gGENERATION where the file system keeps an inode generation
+check "loop serial is loop:<major>:<minor>:<inode>:<birth time> of the backing file" \
+	matches "$SERIAL" "^loop:$maj:$min:$ino:${btime/./\\.}(:g[0-9]+)?\$"
+kind_model() { has "$W/id.out" '^kind: block$' && has "$W/id.out" '^model: Linux loop device$'; }
+check "loop kind and model" kind_model
 check "loop capacity" has "$W/id.out" '^capacity_bytes: 33554432$'
 losetup -d "$PLAIN"
 LOOPS=()
@@ -67,10 +83,19 @@ check "loop serial stable across detach and re-attach" [ "$(field "$W/id2.out" s
 
 # --- wrong serial ---
 before=$(devsum "$PLAIN")
-"$TOOL" erase "$PLAIN" --want "loop:$maj:$min:$((ino + 1))" >"$W/wrong.out"
-check "wrong serial: refused" [ $? -ne 0 ] && has "$W/wrong.out" '^result: EPERM$'
-check "wrong serial: says identity mismatch" has "$W/wrong.out" '^msg: identity mismatch'
+WRONG="loop:$maj:$min:$((ino + 1)):${SERIAL#"loop:$maj:$min:$ino:"}"
+"$TOOL" erase "$PLAIN" --want "$WRONG" >"$W/wrong.out"
+rc=$?
+check "wrong serial: refused (EPERM)" refused_with "$W/wrong.out" EPERM
+check "wrong serial: says it is not the drive named" has "$W/wrong.out" \
+	"^msg: refusing $PLAIN: it is .*, not the drive the plan names \\(serial $WRONG\\)$"
 check "wrong serial: device unchanged" [ "$(devsum "$PLAIN")" = "$before" ]
+"$TOOL" erase "$PLAIN" --want "loop:$maj:$min:$ino" >"$W/oldform.out"
+rc=$?
+check "old serial form (no birth time): refused (EPERM)" refused_with "$W/oldform.out" EPERM
+check "old serial form: says to re-read the serial" has "$W/oldform.out" \
+	"^msg: refusing $PLAIN: serial loop:$maj:$min:$ino is the old synthetic form.*re-read the serial with plateau drives $PLAIN$"
+check "old serial form: device unchanged" [ "$(devsum "$PLAIN")" = "$before" ]
 
 # --- mounted ---
 attach mounted
@@ -82,9 +107,10 @@ if mount -o ro "$MOUNTED" "$W/mnt" 2>"$W/mount.err"; then
 	want=$(field <("$TOOL" identify "$MOUNTED") serial)
 	before=$(devsum "$MOUNTED")
 	"$TOOL" erase "$MOUNTED" --want "$want" >"$W/mounted.out"
-	check "mounted: refused (EBUSY)" [ $? -ne 0 ] && has "$W/mounted.out" '^result: EBUSY$'
+	rc=$?
+	check "mounted: refused (EBUSY)" refused_with "$W/mounted.out" EBUSY
 	check "mounted: the reason names the mount point" has "$W/mounted.out" \
-		"^msg: refusing to erase $MOUNTED: in use: $(basename "$MOUNTED") is mounted at $W/mnt"
+		"^msg: refusing $MOUNTED: $(basename "$MOUNTED") is mounted at $W/mnt(;|$)"
 	check "mounted: nothing attempted" lacks "$W/mounted.out" '^attempt:'
 	check "mounted: device unchanged" [ "$(devsum "$MOUNTED")" = "$before" ]
 	"$TOOL" list >"$W/list.out"
@@ -104,8 +130,10 @@ if swapon "$SWAPDEV" 2>"$W/swapon.err"; then
 	want=$(field <("$TOOL" identify "$SWAPDEV") serial)
 	before=$(devsum "$SWAPDEV")
 	"$TOOL" erase "$SWAPDEV" --want "$want" >"$W/swap.out"
-	check "swap: refused (EBUSY)" [ $? -ne 0 ] && has "$W/swap.out" '^result: EBUSY$'
-	check "swap: the reason says swap" has "$W/swap.out" "in use: $(basename "$SWAPDEV") is active swap"
+	rc=$?
+	check "swap: refused (EBUSY)" refused_with "$W/swap.out" EBUSY
+	check "swap: the reason says swap" has "$W/swap.out" \
+		"^msg: refusing $SWAPDEV: $(basename "$SWAPDEV") is active swap(;|$)"
 	check "swap: device unchanged" [ "$(devsum "$SWAPDEV")" = "$before" ]
 	swapoff "$SWAPDEV" && SWAP=
 else
@@ -122,8 +150,9 @@ before=$(devsum "$HELD")
 HOLDER=$!
 for _ in $(seq 50); do grep -q '^held:' "$W/hold.out" && break; sleep 0.1; done
 "$TOOL" erase "$HELD" --want "$want" >"$W/held.out"
-check "O_EXCL: refused at open (EBUSY)" [ $? -ne 0 ] && has "$W/held.out" '^result: EBUSY$'
-check "O_EXCL: the message says so" has "$W/held.out" 'O_EXCL'
+rc=$?
+check "O_EXCL: refused at open (EBUSY)" refused_with "$W/held.out" EBUSY
+check "O_EXCL: the message says so" has "$W/held.out" '^msg: refusing .*O_EXCL'
 check "O_EXCL: device unchanged" [ "$(devsum "$HELD")" = "$before" ]
 kill "$HOLDER" && wait "$HOLDER" 2>/dev/null
 HOLDER=
@@ -132,8 +161,10 @@ HOLDER=
 fwant=$(field <("$TOOL" identify "$W/held.img") serial)
 fbefore=$(cksum <"$W/held.img")
 "$TOOL" erase "$W/held.img" --want "$fwant" >"$W/backing.out"
-check "backing file: refused (EBUSY)" [ $? -ne 0 ] && has "$W/backing.out" \
-	"in use: the file backs $(basename "$HELD")"
+rc=$?
+check "backing file: refused (EBUSY)" refused_with "$W/backing.out" EBUSY
+check "backing file: the reason says the file backs the loop device" has "$W/backing.out" \
+	"^msg: refusing $W/held.img: the file backs $(basename "$HELD")(;|$)"
 check "backing file: unchanged" [ "$(cksum <"$W/held.img")" = "$fbefore" ]
 
 # --- control: the same device, right serial, free: erased ---
