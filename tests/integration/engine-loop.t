@@ -156,7 +156,9 @@ if mount -t tmpfs -o size=48m plateau-engine-t "$small"; then
 	ok $? "reported: stop error, errno $errno, $(echo "$out" | field errors) errors"
 	awk -v e="$elapsed" 'BEGIN { exit !(e < 15) }'
 	ok $? "ended early (after $elapsed s of 20)"
-	ok $((ios < 1000 || $(echo "$out" | grep -c '^sample ') < 2)) \
+	# how many samples depends on how fast the 48 MiB fill up (under one
+	# 100 ms interval on a quick machine): at least the partial one
+	ok $((ios < 1000 || $(echo "$out" | grep -c '^sample ') < 1)) \
 		"what was measured is kept ($ios I/Os, $(echo "$out" | grep -c '^sample ') samples)"
 	ok $(($(echo "$out" | field sample_ios) != ios)) "the samples hold every I/O"
 	echo "$out" | grep -q "engine-run: write at offset"
