@@ -116,7 +116,7 @@ static void client_refusal(struct client *c, const struct guard *g)
 	char msg[GUARD_REASONS_MAX * GUARD_REASON_LEN + 300];
 
 	guard_refusal(g, msg, sizeof(msg));
-	events_journal_refusal(g->path, g->id.serial, (unsigned)c->uid, (int)c->pid, 0, msg);
+	events_journal_refusal(g->path, g->id.serial, (unsigned)c->uid, (int)c->pid, msg);
 	for (unsigned i = 0; i < g->nreasons && i < GUARD_REASONS_MAX; i++)
 		json_object_array_add(a, json_object_new_string(g->reason[i]));
 	json_object_object_add(o, "ok", json_object_new_boolean(0));

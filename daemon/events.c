@@ -73,7 +73,7 @@ void events_journal(const struct runner_event *ev)
 }
 
 void events_journal_refusal(const char *device, const char *serial, unsigned int uid, int pid,
-			    int64_t run_id, const char *message)
+			    const char *message)
 {
 	if (!log_is_journal())
 		log_msg(4, "%s (asked by uid %u, pid %d)", message, uid, pid);
@@ -81,8 +81,7 @@ void events_journal_refusal(const char *device, const char *serial, unsigned int
 			      "MESSAGE_ID=%s", GUARD_REFUSED_MESSAGE_ID, "PRIORITY=4",
 			      "SYSLOG_IDENTIFIER=plateaud", "PLATEAU_EVENT=refused",
 			      "DEVICE=%s", device ? device : "", "SERIAL=%s", serial ? serial : "",
-			      "REQUESTER_UID=%u", uid, "REQUESTER_PID=%d", pid, "RUN=%lld",
-			      (long long)run_id, NULL);
+			      "REQUESTER_UID=%u", uid, "REQUESTER_PID=%d", pid, NULL);
 }
 
 /* --- hooks --- */

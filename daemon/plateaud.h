@@ -148,10 +148,10 @@ void control_close_idle(struct manager *m);
 
 /* events.c: journal, hooks, Prometheus */
 void events_journal(const struct runner_event *ev);
-/* a refusal of the safety gate, with its own MESSAGE_ID (guard.h) and the
- * requester; run_id 0 when no run exists */
+/* a refusal of the safety gate (no run exists), with its own MESSAGE_ID
+ * (guard.h) and the requester */
 void events_journal_refusal(const char *device, const char *serial, unsigned int uid, int pid,
-			    int64_t run_id, const char *message);
+			    const char *message);
 const char *events_message_id(const char *kind);
 void events_queue_hooks(struct manager *m, struct drun *r, const struct runner_event *ev);
 void events_run_hooks(struct manager *m);

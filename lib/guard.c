@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -155,22 +154,34 @@ static void holder_text(int fd, char *buf, size_t len)
 		snprintf(buf, len, "pid %lld (%s, uid %u)", pid, via, uid);
 }
 
+/*
+ * A whole-file OFD write lock (fcntl F_OFD_SETLK): held per open file
+ * description, released when the last descriptor closes or the process
+ * dies.  @probe asks (F_OFD_GETLK) without taking it, so a dry run never
+ * stands in the way of a start.  Returns 1 when another holds it, 0, -errno.
+ */
+static int ofd_lock(int fd, bool probe)
+{
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+
+	if (fcntl(fd, probe ? F_OFD_GETLK : F_OFD_SETLK, &fl) < 0)
+		return errno == EAGAIN || errno == EACCES ? 1 : -errno;
+	return probe && fl.l_type != F_UNLCK;
+}
+
 int guard_lock_holder(const char *lock_dir, const char *key, char *buf, size_t len)
 {
 	_cleanup_close_ int fd = lock_open(lock_dir, key, false);
+	int r;
 
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)
 		return fd;
-	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
-		flock(fd, LOCK_UN);
-		return 0;
-	}
-	if (errno != EWOULDBLOCK)
-		return -errno;
-	holder_text(fd, buf, len);
-	return 1;
+	r = ofd_lock(fd, true);
+	if (r > 0)
+		holder_text(fd, buf, len);
+	return r;
 }
 
 static void lock_write_holder(const struct guard *g, int fd)
@@ -184,12 +195,22 @@ static void lock_write_holder(const struct guard *g, int fd)
 		(void)!pwrite(fd, line, (size_t)n, 0);
 }
 
+/* A lock file someone holds: say who. */
+static void lock_probe(struct guard *g, const char *key, const char *label)
+{
+	char who[160];
+
+	if (guard_lock_holder(g->lock_dir, key, who, sizeof(who)) > 0) {
+		guard_reason(g, "%s is locked by %s", label, who);
+		guard_refuse(g, -EBUSY);
+	}
+}
+
 /* The per-storage-object locks shared by every plateau process. */
 static void guard_lock(struct guard *g, bool probe)
 {
 	char keys[GUARD_LOCKS_MAX][TARGET_KEY_LEN], labels[GUARD_LOCKS_MAX][TARGET_NAME_LEN];
-	bool dir_ok = true;
-	int n, r;
+	int n, r, dir_err;
 
 	n = target_storage_keys(&g->id, keys, labels, GUARD_LOCKS_MAX);
 	if (n < 0) {
@@ -197,64 +218,42 @@ static void guard_lock(struct guard *g, bool probe)
 		guard_refuse(g, n);
 		return;
 	}
-	r = probe ? 0 : mkdir_p(g->lock_dir);
-	if (r < 0) {
-		if (geteuid() != 0) {
-			/* an unprivileged user's own files: the kernel's locks below */
-			snprintf(g->lock_note, sizeof(g->lock_note),
-				 "no shared lock (%s: %s), only the kernel's", g->lock_dir,
-				 strerror(-r));
-			dir_ok = false;
-		} else {
-			guard_reason(g, "cannot create the lock directory %s: %s", g->lock_dir,
-				     strerror(-r));
-			guard_refuse(g, r);
-			return;
-		}
-	}
-	for (int i = 0; dir_ok && i < n; i++) {
-		char who[160];
+	dir_err = probe ? 0 : mkdir_p(g->lock_dir);
+	for (int i = 0; i < n; i++) {
 		int fd;
 
 		if (probe) {
-			r = guard_lock_holder(g->lock_dir, keys[i], who, sizeof(who));
-			if (r > 0) {
-				guard_reason(g, "%s is locked by %s", labels[i], who);
-				guard_refuse(g, -EBUSY);
-			}
+			lock_probe(g, keys[i], labels[i]);
 			continue;
 		}
-		fd = lock_open(g->lock_dir, keys[i], true);
+		fd = dir_err < 0 ? dir_err : lock_open(g->lock_dir, keys[i], true);
 		if (fd < 0 && geteuid() != 0 && (fd == -EACCES || fd == -EPERM || fd == -EROFS)) {
 			/* an unprivileged user: say who holds it if anyone, else carry
-			 * on with the kernel's locks (O_EXCL, OFD) */
-			r = guard_lock_holder(g->lock_dir, keys[i], who, sizeof(who));
-			if (r > 0) {
-				guard_reason(g, "%s is locked by %s", labels[i], who);
-				guard_refuse(g, -EBUSY);
-			}
+			 * on with the kernel's locks (O_EXCL, OFD on a file) */
+			lock_probe(g, keys[i], labels[i]);
 			snprintf(g->lock_note, sizeof(g->lock_note),
 				 "no shared lock (%s: %s), only the kernel's", g->lock_dir,
 				 strerror(-fd));
 			continue;
 		}
 		if (fd < 0) {
-			guard_reason(g, "cannot open the lock %s/%s: %s", g->lock_dir, keys[i],
+			guard_reason(g, "cannot lock %s/%s: %s", g->lock_dir, keys[i],
 				     strerror(-fd));
 			guard_refuse(g, fd);
 			continue;
 		}
-		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-			int e = errno;
+		r = ofd_lock(fd, false);
+		if (r) {
+			char who[160];
 
-			if (e == EWOULDBLOCK) {
+			if (r > 0) {
 				holder_text(fd, who, sizeof(who));
 				guard_reason(g, "%s is locked by %s", labels[i], who);
 				guard_refuse(g, -EBUSY);
 			} else {
 				guard_reason(g, "cannot lock %s/%s: %s", g->lock_dir, keys[i],
-					     strerror(e));
-				guard_refuse(g, -e);
+					     strerror(-r));
+				guard_refuse(g, r);
 			}
 			close(fd);
 			continue;
@@ -264,22 +263,16 @@ static void guard_lock(struct guard *g, bool probe)
 		g->locks[g->nlocks].key[sizeof(g->locks[0].key) - 1] = '\0';
 		g->locks[g->nlocks++].fd = fd;
 	}
-	/* a regular file: an OFD lock too, seen by any process that asks (said
-	 * only where the lock files did not already name the holder) */
+	/* a regular file: an OFD lock on it too, seen by any process that asks
+	 * (said only where the lock files did not already name the holder) */
 	if (g->fd >= 0 && g->id.kind == TARGET_FILE && g->err != -EBUSY) {
-		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-
-		if (fcntl(g->fd, probe ? F_OFD_GETLK : F_OFD_SETLK, &fl) < 0) {
-			if (errno == EAGAIN || errno == EACCES) {
-				guard_reason(g, "the file is locked by another process (OFD lock)");
-				guard_refuse(g, -EBUSY);
-			} else {
-				guard_reason(g, "cannot lock the file: %s", strerror(errno));
-				guard_refuse(g, -errno);
-			}
-		} else if (probe && fl.l_type != F_UNLCK) {
+		r = ofd_lock(g->fd, probe);
+		if (r > 0) {
 			guard_reason(g, "the file is locked by another process (OFD lock)");
 			guard_refuse(g, -EBUSY);
+		} else if (r < 0) {
+			guard_reason(g, "cannot lock the file: %s", strerror(-r));
+			guard_refuse(g, r);
 		}
 	}
 	if (!g->lock_note[0])
@@ -499,8 +492,6 @@ int guard_open(const struct guard_req *rq, struct guard *g)
 			g->erase_all_ns = ep.all_namespaces;
 		else
 			g->erase_all_ns = g->id.kind == TARGET_NVME;
-		if (rq->flags & GUARD_WHOLE_CTRL)
-			g->erase_all_ns = true;
 		guard_namespaces(g);
 	}
 	guard_inuse(g);
@@ -513,9 +504,7 @@ int guard_open(const struct guard_req *rq, struct guard *g)
 		guard_refuse(g, -EBUSY);
 	}
 	if (probe) {
-		for (size_t i = 0; i < g->nlocks; i++)
-			close(g->locks[i].fd);
-		g->nlocks = 0;
+		/* a dry run holds nothing (it took no lock) */
 		close(g->fd);
 		g->fd = -1;
 	}

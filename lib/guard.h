@@ -17,8 +17,9 @@
  *      depth, loop devices stacked on it at any depth (LOOP_GET_STATUS64
  *      lo_rdevice / lo_device+lo_inode), and what the target itself is
  *      stacked on.  A check that cannot decide refuses.
- *   3. locks shared by every plateau process: an flock per storage object
- *      (the target and everything it is stacked on) in the lock directory,
+ *   3. locks shared by every plateau process: an OFD lock (fcntl
+ *      F_OFD_SETLK) on a file per storage object (the target and everything
+ *      it is stacked on) in the lock directory,
  *      named after its device (and inode) numbers, holding "who" for the
  *      dry run to print; the kernel's O_EXCL claim on block devices; an
  *      OFD lock on regular files.
@@ -51,9 +52,8 @@
 #define GUARD_RUN_STARTED_MESSAGE_ID "43a8c46012f143b78bb68e4c007098e3"
 
 enum guard_flags {
-	GUARD_WRITES = 1 << 0,	   /* writes: named, not in use, locked */
-	GUARD_PROBE = 1 << 1,	   /* dry run: check and probe the locks, hold nothing */
-	GUARD_WHOLE_CTRL = 1 << 2, /* the erase reaches every namespace of the controller */
+	GUARD_WRITES = 1 << 0, /* writes: named, not in use, locked */
+	GUARD_PROBE = 1 << 1,  /* dry run: check and probe the locks, hold nothing */
 };
 
 /**
@@ -82,7 +82,7 @@ struct guard_req {
 /**
  * struct guard_lock - one lock held
  * @key: "block-259-0", "file-254-0-1318211"
- * @fd: the lock file, flock()ed; -1 when only the kernel's lock is held
+ * @fd: the lock file, OFD-locked
  */
 struct guard_lock {
 	char key[TARGET_KEY_LEN];

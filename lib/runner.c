@@ -208,7 +208,7 @@ int runner_create_run(struct store *s, const char *plan_text, const char *plan_f
 	struct store_drive d = { 0 };
 	struct store_run run;
 	struct plan plan;
-	char by[384] = "", data[768] = "null";
+	char by[384] = "", data[768];
 	int ret;
 
 	store_run_init(&run);
@@ -346,11 +346,6 @@ void runner_adopt_guard(struct runner *r, struct guard *g)
 	/* the caller's copy no longer owns anything */
 	g->fd = -1;
 	g->nlocks = 0;
-}
-
-const struct guard *runner_guard(const struct runner *r)
-{
-	return r->have_guard ? &r->guard : NULL;
 }
 
 void runner_stop(struct runner *r, bool pause)
@@ -554,7 +549,6 @@ static int runner_erase(struct runner *r, struct store_phase *p, const struct pl
 			msg_set(rec.msg, sizeof(rec.msg), "%s", r->err);
 			rec.err = ret;
 		} else {
-			o.kind = r->guard.id.kind == TARGET_NVME ? TARGET_NVME : TARGET_UNKNOWN;
 			ret = erase_run(&r->guard.fd, &r->guard.id, &o, &rec);
 		}
 	}
@@ -647,15 +641,9 @@ static int runner_run_engine(struct runner *r, struct engine_job *job, struct en
 
 	if ((ret = runner_stopped(r)))
 		return ret;
-	/* After a crash the dead process's io_uring may hold the device's
-	 * exclusive claim for some milliseconds: a short, bounded retry.  A
-	 * device really in use was refused by the gate already (guard.h). */
-	for (int tries = 0;; tries++) {
-		ret = engine_new(job, &e, err, sizeof(err));
-		if (ret != -EBUSY || tries >= 30 || runner_stopped(r))
-			break;
-		nanosleep(&(struct timespec){ .tv_nsec = 100000000L }, NULL);
-	}
+	/* through the gate's descriptor: nothing is opened here (a claim left
+	 * by a crashed process is waited out in runner_open_guard()) */
+	ret = engine_new(job, &e, err, sizeof(err));
 	if (ret)
 		return runner_fail(r, ret, "%s", err);
 	pthread_mutex_lock(&r->lock);

@@ -160,8 +160,6 @@ int runner_guard_open(const struct plan *p, unsigned int extra_flags, int64_t ru
 
 /* Hand an open guard to the runner, which closes it; *@g owns nothing after. */
 void runner_adopt_guard(struct runner *r, struct guard *g);
-/* The runner's guard, NULL before runner_run() opened one. */
-const struct guard *runner_guard(const struct runner *r);
 
 /**
  * runner_run() - run (or resume) the run to its end

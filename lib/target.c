@@ -1373,7 +1373,7 @@ static void inuse_loops(const char *sys_root, const struct target_identity *id,
 		char top[TARGET_REASON_LEN], what[TARGET_NAME_LEN + 32];
 		const char *hit = NULL;
 
-		if (reach_own(r, e->dev) || e->dev == id->dev)
+		if (reach_own(r, e->dev))
 			continue;
 		if (e->back_rdev) {
 			hit = devset_find_dev(&r->set, e->back_rdev);
