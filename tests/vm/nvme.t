@@ -209,8 +209,10 @@ check "daemon: drives lists nvme1n1 with its serial" has "$(f d-drives)" ",$SERI
 check "daemon: dry run would format (SES=1) only" [ "$(rc d-dry)" = 0 ] &&
 	has "$(f d-dry)" 'would try \["format-user"\]'
 check "daemon: start accepted" [ "$(rc d-start)" = 0 ] && has "$(f d-start)" '^run 1 started$'
+# on failure the guest's daemon log goes to stderr, so a non-verbose prove
+# (CI) shows why the run did not finish
 check "daemon: the run finished (wait exit 0)" [ "$(rc d-wait)" = 0 ] ||
-	diag "$(cat "$(f d-wait)" "$S/daemon.log" 2>/dev/null | tail -n 20)"
+	diag "$(cat "$(f d-wait)" "$S/daemon.log" 2>/dev/null | tail -n 40)" >&2
 check "daemon: exited cleanly on SIGTERM" [ "$(cat "$S/daemon.rc" 2>/dev/null)" = 0 ]
 check "db: integrity ok" [ "$(q 'PRAGMA integrity_check')" = ok ]
 check "db: run done" [ "$(q 'SELECT state FROM runs WHERE id = 1')" = done ]
