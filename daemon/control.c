@@ -686,11 +686,12 @@ int control_listen(struct manager *m)
 			log_msg(3, "%s: socket path too long", m->socket_path);
 			return -ENAMETOOLONG;
 		}
-		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", m->socket_path);
+		/* the length was checked above */
+		memcpy(sa.sun_path, m->socket_path, strlen(m->socket_path) + 1);
 		{
 			char dir[sizeof(sa.sun_path)], *slash;
 
-			snprintf(dir, sizeof(dir), "%s", m->socket_path);
+			memcpy(dir, sa.sun_path, sizeof(dir));
 			slash = strrchr(dir, '/');
 			if (slash && slash != dir) {
 				*slash = '\0';
