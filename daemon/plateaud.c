@@ -77,12 +77,73 @@ static void usage(FILE *f)
 		"See plateaud(8) for the events, their journal MESSAGE_IDs and the hooks.\n");
 }
 
-/* [daemon] key = value; command-line options win over the file. */
+/* file_targets = DIR [DIR...]: absolute, without "." or ".." components */
+static int config_file_targets(struct manager *m, char *v, const char *path, unsigned int n)
+{
+	char *save = NULL, *tok;
+
+	m->nfile_targets = 0;
+	for (tok = strtok_r(v, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		size_t len = strlen(tok);
+
+		while (len > 1 && tok[len - 1] == '/')
+			tok[--len] = '\0';
+		if (tok[0] != '/' || strstr(tok, "/./") || strstr(tok, "/../") ||
+		    (len >= 2 && !strcmp(tok + len - 2, "/.")) ||
+		    (len >= 3 && !strcmp(tok + len - 3, "/..")) || len >= sizeof(m->file_targets[0])) {
+			log_msg(3, "%s:%u: file_targets: expected absolute directories without . or .., "
+				   "not '%s'", path, n, tok);
+			return -EINVAL;
+		}
+		if (m->nfile_targets == PLATEAUD_FILE_TARGETS_MAX) {
+			log_msg(3, "%s:%u: file_targets: at most %d directories", path, n,
+				PLATEAUD_FILE_TARGETS_MAX);
+			return -EINVAL;
+		}
+		memcpy(m->file_targets[m->nfile_targets++], tok, len + 1);
+	}
+	return 0;
+}
+
+/* [hooks] NAME = /absolute/path: a name a plan's "hook =" may choose */
+static int config_hook_def(struct manager *m, const char *k, const char *v, const char *path,
+			   unsigned int n)
+{
+	size_t i;
+
+	if (!*k || strlen(k) >= sizeof(m->hook_defs[0].name) || strspn(k, "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(k)) {
+		log_msg(3, "%s:%u: [hooks]: expected a name of letters, digits, '_', '-' and '.', "
+			   "not '%s'", path, n, k);
+		return -EINVAL;
+	}
+	if (v[0] != '/' || strlen(v) >= sizeof(m->hook_defs[0].path)) {
+		log_msg(3, "%s:%u: [hooks] %s: expected an absolute path, not '%s'", path, n, k, v);
+		return -EINVAL;
+	}
+	for (i = 0; i < m->nhook_defs; i++)
+		if (!strcmp(m->hook_defs[i].name, k)) {
+			log_msg(3, "%s:%u: [hooks] %s: defined twice", path, n, k);
+			return -EINVAL;
+		}
+	if (m->nhook_defs == PLATEAUD_HOOKS_MAX) {
+		log_msg(3, "%s:%u: [hooks]: at most %d hooks", path, n, PLATEAUD_HOOKS_MAX);
+		return -EINVAL;
+	}
+	/* both lengths were checked above */
+	memcpy(m->hook_defs[m->nhook_defs].name, k, strlen(k) + 1);
+	memcpy(m->hook_defs[m->nhook_defs].path, v, strlen(v) + 1);
+	m->nhook_defs++;
+	return 0;
+}
+
+/* [daemon] key = value and [hooks] name = path; command-line options win
+ * over the file. */
 static int config_load(struct manager *m, const char *path, bool must_exist, const bool *set)
 {
 	char line[2048];
 	unsigned int n = 0;
-	bool in_daemon = false;
+	bool in_daemon = false, in_hooks = false;
 	FILE *f = fopen(path, "re");
 
 	if (!f) {
@@ -103,13 +164,15 @@ static int config_load(struct manager *m, const char *path, bool must_exist, con
 			*--e = '\0';
 		if (!*k || *k == '#' || *k == ';')
 			continue;
-		if (!strcmp(k, "[daemon]")) {
-			in_daemon = true;
+		if (!strcmp(k, "[daemon]") || !strcmp(k, "[hooks]")) {
+			in_daemon = k[1] == 'd';
+			in_hooks = !in_daemon;
 			continue;
 		}
 		v = strchr(k, '=');
-		if (*k == '[' || !in_daemon || !v) {
-			log_msg(3, "%s:%u: expected [daemon] and then 'key = value' lines", path, n);
+		if (*k == '[' || !(in_daemon || in_hooks) || !v) {
+			log_msg(3, "%s:%u: expected [daemon] or [hooks] and then 'key = value' lines",
+				path, n);
 			fclose(f);
 			return -EINVAL;
 		}
@@ -118,7 +181,24 @@ static int config_load(struct manager *m, const char *path, bool must_exist, con
 			*--e = '\0';
 		while (*v == ' ' || *v == '\t')
 			v++;
-		if (!strcmp(k, "database")) {
+		if (in_hooks) {
+			if (config_hook_def(m, k, v, path, n)) {
+				fclose(f);
+				return -EINVAL;
+			}
+		} else if (!strcmp(k, "file_targets")) {
+			if (config_file_targets(m, v, path, n)) {
+				fclose(f);
+				return -EINVAL;
+			}
+		} else if (!strcmp(k, "hook_user")) {
+			if (!*v || strlen(v) >= sizeof(m->hook_user)) {
+				log_msg(3, "%s:%u: hook_user: expected a user name", path, n);
+				fclose(f);
+				return -EINVAL;
+			}
+			memcpy(m->hook_user, v, strlen(v) + 1);
+		} else if (!strcmp(k, "database")) {
 			if (!set[0])
 				snprintf(m->db_path, sizeof(m->db_path), "%s", v);
 		} else if (!strcmp(k, "socket")) {
@@ -142,7 +222,7 @@ static int config_load(struct manager *m, const char *path, bool must_exist, con
 		} else {
 			log_msg(3,
 				"%s:%u: unknown key '%s' (expected database, socket, hook, hook_timeout, "
-				"prometheus_textfile)",
+				"hook_user, file_targets, prometheus_textfile)",
 				path, n, k);
 			fclose(f);
 			return -EINVAL;
@@ -162,7 +242,11 @@ static int instance_lock(const char *db)
 	char path[PATH_MAX + 8], pid[32];
 	int fd, n;
 
-	snprintf(path, sizeof(path), "%s.lock", db);
+	if (strlen(db) >= PATH_MAX) {
+		log_msg(3, "%.200s...: database path too long", db);
+		return -ENAMETOOLONG;
+	}
+	snprintf(path, sizeof(path), "%.*s.lock", PATH_MAX - 1, db);
 	if (mkdir_parent(path, 0750) < 0)
 		log_msg(4, "%s: cannot create its directory, ignoring", path);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);

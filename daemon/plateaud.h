@@ -93,6 +93,15 @@ struct hook_lane {
 	struct hook_job *head, *tail;
 };
 
+#define PLATEAUD_FILE_TARGETS_MAX 16
+#define PLATEAUD_HOOKS_MAX 32
+
+/* a hook named in plateaud.conf's [hooks] section; plans choose by name */
+struct hook_def {
+	char name[64];
+	char path[256];
+};
+
 struct manager {
 	sd_event *event;
 	struct store *store;
@@ -100,6 +109,13 @@ struct manager {
 	char socket_path[1024];
 	char hook[256];
 	uint64_t hook_timeout_ns;
+	/* plateaud.conf: the hooks plans may name, the user hooks run as, and
+	 * the directories whose regular files a plan may name as its target */
+	struct hook_def hook_defs[PLATEAUD_HOOKS_MAX];
+	size_t nhook_defs;
+	char hook_user[64];
+	char file_targets[PLATEAUD_FILE_TARGETS_MAX][256];
+	size_t nfile_targets;
 	char prom_path[1024];
 	int listen_fd;
 	bool socket_activated;
