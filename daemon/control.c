@@ -354,7 +354,7 @@ static void do_start(struct client *c, json_object *req)
 	}
 	/* the one gate (guard.h): identity, every use, the locks; a dry run
 	 * probes them and holds nothing */
-	ret = runner_guard_open(&plan, dry_run ? GUARD_PROBE : 0, 0, &g);
+	ret = runner_guard_open(&plan, dry_run ? GUARD_PROBE : 0, 0, NULL, &g);
 	if (ret) {
 		client_refusal(c, &g);
 		guard_close(&g);

@@ -67,7 +67,27 @@ enum guard_flags {
  *                reaching every namespace adds them all to the checks
  * @run_id: written into the lock files (0 = none yet, see guard_set_run())
  * @lock_dir: NULL = $PLATEAU_LOCK_DIR, else GUARD_LOCK_DIR
+ * @files: NULL: any regular file the caller can open (plateau run, the
+ *         requester's own rights); else the rule for regular files
  */
+/**
+ * struct guard_files - where a regular file may be a target (plateaud)
+ * @dirs: absolute directories (plateaud.conf's file_targets); a regular
+ *        file must be reached beneath one of them without following a
+ *        symlink; none: no regular file is allowed
+ * @ndirs: number of @dirs
+ * @owner_uid: the requester; the file must be owned by it or by root
+ * @deny_paths: files (and, for a directory, everything in it) that are never
+ *              a target whatever @dirs says: the database, its WAL and SHM,
+ *              the textfile, the hook directories; NULL-terminated
+ */
+struct guard_files {
+	const char *const *dirs;
+	size_t ndirs;
+	uid_t owner_uid;
+	const char *const *deny_paths;
+};
+
 struct guard_req {
 	const char *path;
 	const char *want;
@@ -77,6 +97,7 @@ struct guard_req {
 	enum erase_method erase_method;
 	int64_t run_id;
 	const char *lock_dir;
+	const struct guard_files *files;
 };
 
 /**

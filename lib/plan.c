@@ -178,8 +178,16 @@ static int plan_run_key(struct plan_ctx *c, const char *key, const char *v)
 			return plan_bad(c, key, "an absolute path", v);
 		snprintf(p->database, sizeof(p->database), "%s", v);
 	} else if (!strcmp(key, "hook")) {
-		if (v[0] != '/' || strlen(v) >= sizeof(p->hook))
-			return plan_bad(c, key, "an absolute path to an executable", v);
+		/* a name from plateaud.conf's [hooks]: a plan never names code
+		 * plateaud runs (plateaud(8), HOOKS) */
+		if (v[0] == '/')
+			return plan_fail(c, c->line,
+					 "hook: a plan names a hook of plateaud.conf's [hooks] section "
+					 "(plateaud(8)), not a path: '%s'", v);
+		if (!*v || strlen(v) >= 64 ||
+		    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+			    strlen(v))
+			return plan_bad(c, key, "a hook name (letters, digits, '_', '-', '.')", v);
 		snprintf(p->hook, sizeof(p->hook), "%s", v);
 	} else if (!strcmp(key, "seed")) {
 		if (parse_u64(v, &p->seed))
@@ -705,8 +713,8 @@ int plan_parse(const char *text, const char *file, struct plan *p, char *err, si
 	p->interval_ns = PLAN_INTERVAL_DEFAULT_NS;
 	if (!text)
 		return plan_fail(&c, 0, "empty plan");
-	if (strlen(text) > 1024 * 1024)
-		return plan_fail(&c, 0, "larger than 1 MiB; not a plan");
+	if (strlen(text) > PLAN_TEXT_MAX)
+		return plan_fail(&c, 0, "larger than %d KiB; not a plan", PLAN_TEXT_MAX / 1024);
 	while (*s) {
 		const char *nl = strchr(s, '\n');
 		size_t n = nl ? (size_t)(nl - s) : strlen(s);

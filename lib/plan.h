@@ -42,6 +42,9 @@ enum plan_kind {
 };
 
 #define PLAN_POINTS_MAX 64
+/* the largest plan text: plateau check, plateau start and plateaud's
+ * request limit all derive from this one figure */
+#define PLAN_TEXT_MAX (200 * 1024)
 #define PLAN_METRICS_MAX SAMPLE_METRIC_N
 
 struct plan_point {

@@ -54,6 +54,7 @@ struct runner {
 	/* the checked, locked descriptor all I/O goes through (guard.h) */
 	struct guard guard;
 	bool have_guard;
+	const struct guard_files *files; /* regular-file targets, runner_set_files() */
 
 	char err[2048];
 };
@@ -377,8 +378,13 @@ static enum erase_method runner_erase_method(const struct plan *p)
 	return ERASE_NONE;
 }
 
+void runner_set_files(struct runner *r, const struct guard_files *files)
+{
+	r->files = files;
+}
+
 int runner_guard_open(const struct plan *p, unsigned int extra_flags, int64_t run_id,
-		      struct guard *g)
+		      const struct guard_files *files, struct guard *g)
 {
 	struct guard_req rq = {
 		.path = p->device,
@@ -387,6 +393,7 @@ int runner_guard_open(const struct plan *p, unsigned int extra_flags, int64_t ru
 		.flags = (plan_writes(p) ? GUARD_WRITES : 0) | extra_flags,
 		.erase_method = runner_erase_method(p),
 		.run_id = run_id,
+		.files = files,
 	};
 
 	return guard_open(&rq, g);
@@ -404,7 +411,7 @@ static int runner_open_guard(struct runner *r)
 	/* after a crash the dead process's io_uring may hold the device's
 	 * exclusive claim for some milliseconds: a short, bounded retry */
 	for (int tries = 0;; tries++) {
-		ret = runner_guard_open(&r->plan, 0, r->run_id, &r->guard);
+		ret = runner_guard_open(&r->plan, 0, r->run_id, r->files, &r->guard);
 		if (ret != -EBUSY || tries >= 30 || runner_stopped(r))
 			break;
 		guard_close(&r->guard);

@@ -151,12 +151,18 @@ struct plan;
  * @p: the parsed plan: device, the name it gives the drive, its phases
  * @extra_flags: GUARD_PROBE for a dry run
  * @run_id: for the lock files (0: not created yet)
+ * @files: the rule for regular-file targets (guard.h); NULL: none
  * @g: result; guard_close() it (or hand it to runner_adopt_guard())
  *
  * Return: 0, or the refusal's -errno with its reasons in @g.
  */
+struct guard_files;
 int runner_guard_open(const struct plan *p, unsigned int extra_flags, int64_t run_id,
-		      struct guard *g);
+		      const struct guard_files *files, struct guard *g);
+
+/* The rule for regular-file targets when the runner opens the gate itself
+ * (a resume); @files must outlive the runner.  Default: none (plateau run). */
+void runner_set_files(struct runner *r, const struct guard_files *files);
 
 /* Hand an open guard to the runner, which closes it; *@g owns nothing after. */
 void runner_adopt_guard(struct runner *r, struct guard *g);

@@ -348,7 +348,7 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		free(plan);
 		return cli_error(CLI_USAGE, "%s", err);
 	}
-	r = runner_guard_open(&pl, 0, 0, &g);
+	r = runner_guard_open(&pl, 0, 0, NULL, &g);
 	if (r) {
 		char msg[GUARD_REASONS_MAX * GUARD_REASON_LEN + 300];
 

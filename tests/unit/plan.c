@@ -81,7 +81,7 @@ static const char lab_plan[] = "# the nightly lab plan\n"			/*  1 */
 			       "footprint = 50%\n"				/*  7 */
 			       "offset = 1g\n"					/*  8 */
 			       "database = /var/lib/plateau/lab.db\n"		/*  9 */
-			       "hook = /usr/local/bin/notify\n"			/* 10 */
+			       "hook = notify\n"			/* 10 */
 			       "seed = 42\n"					/* 11 */
 			       "\n"						/* 12 */
 			       "[erase]\n"					/* 13 */
@@ -140,7 +140,7 @@ static void check_lab(const struct plan *p)
 	is_u64(p->footprint_bytes, 0, "no footprint in bytes");
 	is_u64(p->offset_bytes, 1ULL << 30, "offset 1g = 2^30");
 	is_str(p->database, "/var/lib/plateau/lab.db", "database");
-	is_str(p->hook, "/usr/local/bin/notify", "hook");
+	is_str(p->hook, "notify", "hook");
 	is_u64(p->seed, 42, "seed");
 	is_u64(p->nphases, 6, "six phases, in file order");
 	if (p->nphases != 6)
