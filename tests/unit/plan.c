@@ -748,14 +748,21 @@ static void test_errors(void)
 	memcpy(big, "[run]\nname = ", 13);
 	fails(big, "job.plan:2: line longer than 4096 characters", "a line over 4096 characters");
 	{
-		size_t n = 1024 * 1024 + 10;
+		/* PLAN_TEXT_MAX passes the size check, one byte more does not */
+		size_t n = PLAN_TEXT_MAX + 1;
 		char *huge = malloc(n + 1);
+		struct plan hp;
+		char herr[256];
 
 		if (!huge)
 			bail_out("out of memory");
 		memset(huge, '\n', n);
 		huge[n] = '\0';
-		fails(huge, "job.plan: larger than 1 MiB; not a plan", "a plan over 1 MiB");
+		fails(huge, "job.plan: larger than 200 KiB; not a plan", "a plan over 200 KiB");
+		huge[n - 1] = '\0';
+		plan_parse(huge, "job.plan", &hp, herr, sizeof(herr));
+		ok(!strstr(herr, "larger than"), "a plan of exactly PLAN_TEXT_MAX bytes is not too large");
+		plan_free(&hp);
 		free(huge);
 	}
 }
