@@ -2,21 +2,29 @@
 /*
  * events: where run events go besides the database: the journal (one
  * structured entry per event, a fixed MESSAGE_ID per kind, fields RUN=,
- * DEVICE=, SERIAL=, PHASE=), the hook commands (run by the event loop under
- * a time limit, never on a run's thread), and the Prometheus textfile.
+ * DEVICE=, SERIAL=, PHASE=), the hook commands (started by the event loop
+ * as hook_user without capabilities, under a time limit, never on a run's
+ * thread), and the Prometheus textfile.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <systemd/sd-journal.h>
 
@@ -87,61 +95,266 @@ void events_journal_refusal(const char *device, const char *serial, unsigned int
 /* --- hooks --- */
 
 /*
- * A plan's hook runs as root, and plans come from the plateau group: only a
- * program that root alone could have put there is run.  The file (symlinks
- * resolved) must be a regular executable owned by root and not writable by
- * group or others, and every directory up to "/" owned by root and not
- * writable by group or others unless sticky.  Checked when the
- * plan is started and again before every run of the hook.
+ * Hooks are code plateaud runs, so only plateaud.conf (root's) names them;
+ * a plan chooses one by name.  At every call the file is opened once,
+ * walking from "/" one component at a time without following symbolic
+ * links, each step checked through the descriptor it opened, and that same
+ * descriptor is executed: a path is never looked up twice, so the file
+ * checked is the file that runs.  The hook runs as hook_user, never as
+ * root, with no capabilities and no way to gain any (hook_child()).
  */
-int events_hook_untrusted(const char *path, char *why, size_t len)
+
+static const struct manager *events_mgr; /* for events_hook_untrusted() */
+
+void events_init(const struct manager *m)
 {
-	char real[PATH_MAX], *slash;
+	events_mgr = m;
+}
+
+const struct hook_def *events_hook_def(const struct manager *m, const char *name)
+{
+	for (size_t i = 0; i < m->nhook_defs; i++)
+		if (!strcmp(m->hook_defs[i].name, name))
+			return &m->hook_defs[i];
+	return NULL;
+}
+
+/* Who may own a hook and the directories above it: root, whose
+ * plateaud.conf named it; and a daemon that is not root runs its hooks as
+ * its own user, so that user's files add no one else's code. */
+static bool hook_owner_ok(uid_t uid)
+{
+	uid_t me = geteuid();
+
+	return uid == 0 || (me != 0 && uid == me);
+}
+
+static const char *hook_owner_rule(void)
+{
+	return geteuid() == 0 ? "root" : "root or plateaud's user";
+}
+
+/*
+ * Open hook @path for execution, checking as it goes: 0 and *fdp (O_PATH,
+ * close-on-exec), or -errno and why (naming the component at fault).
+ */
+static int hook_open(const char *path, int *fdp, char *why, size_t len)
+{
+	char buf[PATH_MAX], at[PATH_MAX] = "", *comp, *next, *save = NULL;
 	struct stat st;
+	int dfd, fd, r;
 
 	if (path[0] != '/') {
-		snprintf(why, len, "expected an absolute path");
-		return -EPERM;
+		snprintf(why, len, "'%s': expected an absolute path", path);
+		return -EINVAL;
 	}
-	if (!realpath(path, real)) {
-		snprintf(why, len, "%s", strerror(errno));
-		return -EPERM;
+	if (strlen(path) >= sizeof(buf)) {
+		snprintf(why, len, "path too long");
+		return -ENAMETOOLONG;
 	}
-	if (stat(real, &st) < 0) {
-		snprintf(why, len, "%s", strerror(errno));
-		return -EPERM;
+	memcpy(buf, path, strlen(path) + 1);
+	dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0) {
+		r = -errno;
+		snprintf(why, len, "/: %s", strerror(-r));
+		if (dfd >= 0)
+			close(dfd);
+		return r;
 	}
-	if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR)) {
-		snprintf(why, len, "not an executable file");
-		return -EPERM;
-	}
-	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		snprintf(why, len, "hooks run as root: it must be owned by root and writable by "
-				   "root only");
-		return -EPERM;
-	}
-	for (;;) {
-		slash = strrchr(real, '/');
-		if (!slash)
-			break;
-		if (slash == real)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		/* a sticky directory (/tmp) is fine: others cannot rename or
-		 * remove what root owns in it */
-		if (stat(real, &st) < 0 || st.st_uid != 0 ||
-		    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+	strcpy(at, "/");
+	for (comp = strtok_r(buf, "/", &save); comp; comp = next) {
+		next = strtok_r(NULL, "/", &save);
+		/*
+		 * The directory @dfd holds: owned by root (or by plateaud's
+		 * user) and writable by its owner only.  A root-owned sticky
+		 * directory (/tmp) is allowed: others may add entries there but
+		 * may not rename or remove root's, and what they add is theirs
+		 * and fails the owner check of the next step.
+		 */
+		if (!hook_owner_ok(st.st_uid) || ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
+						  !(st.st_uid == 0 && (st.st_mode & S_ISVTX)))) {
 			snprintf(why, len,
-				 "hooks run as root: its directory %.200s must be owned by root and "
-				 "writable by root only",
-				 real);
+				 "directory %.200s must be owned by %s and writable by its owner only "
+				 "(it is owned by uid %u, mode %04o)",
+				 at, hook_owner_rule(), (unsigned)st.st_uid,
+				 (unsigned)(st.st_mode & 07777));
+			close(dfd);
 			return -EPERM;
 		}
-		if (!strcmp(real, "/"))
-			break;
+		if (!strcmp(comp, ".") || !strcmp(comp, "..")) {
+			snprintf(why, len, "'%s' in the path: expected a plain absolute path",
+				 comp);
+			close(dfd);
+			return -EINVAL;
+		}
+		snprintf(at + strlen(at), sizeof(at) - strlen(at), "%s%s",
+			 strcmp(at, "/") ? "/" : "", comp);
+		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		r = -errno;
+		close(dfd);
+		if (fd < 0) {
+			snprintf(why, len, "%.200s: %s", at, strerror(-r));
+			return r;
+		}
+		if (fstat(fd, &st) < 0) {
+			r = -errno;
+			snprintf(why, len, "%.200s: %s", at, strerror(-r));
+			close(fd);
+			return r;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			snprintf(why, len,
+				 "%.200s is a symbolic link: name the hook by a path without any",
+				 at);
+			close(fd);
+			return -ELOOP;
+		}
+		if (next) {
+			if (!S_ISDIR(st.st_mode)) {
+				snprintf(why, len, "%.200s: not a directory", at);
+				close(fd);
+				return -ENOTDIR;
+			}
+			dfd = fd;
+			continue;
+		}
+		if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) {
+			snprintf(why, len, "%.200s: not an executable regular file", at);
+			close(fd);
+			return -EACCES;
+		}
+		if (!hook_owner_ok(st.st_uid) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+			snprintf(why, len,
+				 "%.200s must be owned by %s and writable by its owner only (it is "
+				 "owned by uid %u, mode %04o)",
+				 at, hook_owner_rule(), (unsigned)st.st_uid,
+				 (unsigned)(st.st_mode & 07777));
+			close(fd);
+			return -EPERM;
+		}
+		*fdp = fd;
+		return 0;
 	}
+	close(dfd);
+	snprintf(why, len, "/: not an executable regular file");
+	return -EACCES;
+}
+
+#define HOOK_GROUPS_MAX 64
+
+/* The identity a hook runs as, looked up before the clone (NSS is not for
+ * the child). */
+struct hook_cred {
+	bool root; /* plateaud is root: set the groups, the bounding set must go */
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[HOOK_GROUPS_MAX];
+	int ngroups;
+};
+
+static int hook_cred(const struct manager *m, struct hook_cred *c, char *why, size_t len)
+{
+	const char *user = *m->hook_user ? m->hook_user : PLATEAUD_DEFAULT_HOOK_USER;
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	if (geteuid() != 0) {
+		/* a test's or a user's daemon: hooks run as its own user */
+		c->uid = geteuid();
+		c->gid = getegid();
+		return 0;
+	}
+	c->root = true;
+	r = getpwnam_r(user, &pw, buf, sizeof(buf), &res);
+	if (!res) {
+		snprintf(why, len,
+			 "hook_user '%s' %s (hooks never fall back to root: create the user or "
+			 "set hook_user in %s)",
+			 user, r ? strerror(r) : "does not exist",
+			 events_mgr && *events_mgr->config_path ? events_mgr->config_path
+								: PLATEAUD_DEFAULT_CONFIG);
+		return -ENOENT;
+	}
+	if (pw.pw_uid == 0 || pw.pw_gid == 0) {
+		snprintf(why, len, "hook_user '%s' has uid or gid 0: hooks never run as root",
+			 user);
+		return -EPERM;
+	}
+	c->uid = pw.pw_uid;
+	c->gid = pw.pw_gid;
+	/* the user's own groups (an admin may add it to plateau to let hooks
+	 * read the database), never the daemon's */
+	c->ngroups = HOOK_GROUPS_MAX;
+	if (getgrouplist(user, pw.pw_gid, c->groups, &c->ngroups) < 0) {
+		snprintf(why, len, "hook_user '%s' is in more than %d groups", user,
+			 HOOK_GROUPS_MAX);
+		return -E2BIG;
+	}
+	for (int i = 0; i < c->ngroups; i++)
+		if (c->groups[i] == 0) {
+			snprintf(why, len, "hook_user '%s' is in group 0: hooks never run as root",
+				 user);
+			return -EPERM;
+		}
 	return 0;
+}
+
+int events_hook_resolve(const struct manager *m, const char *name, char *why, size_t len)
+{
+	const struct hook_def *d = events_hook_def(m, name);
+	struct hook_cred c;
+	char w[512];
+	int fd, r;
+
+	if (!d) {
+		snprintf(why, len,
+			 "no hook '%s' in the [hooks] section of %s: plans choose among the hooks "
+			 "it defines (plateaud(8), HOOKS)",
+			 name, *m->config_path ? m->config_path : PLATEAUD_DEFAULT_CONFIG);
+		return -ENOENT;
+	}
+	r = hook_open(d->path, &fd, w, sizeof(w));
+	if (r) {
+		snprintf(why, len, "[hooks] %s = %s: %s", d->name, d->path, w);
+		return r;
+	}
+	close(fd);
+	r = hook_cred(m, &c, why, len);
+	return r;
+}
+
+int events_hook_untrusted(const char *path, char *why, size_t len)
+{
+	if (!events_mgr) {
+		snprintf(why, len, "no hooks are defined");
+		return -EPERM;
+	}
+	return events_hook_resolve(events_mgr, path, why, len) ? -EPERM : 0;
+}
+
+void events_hooks_check(const struct manager *m)
+{
+	char why[768];
+	struct hook_cred c;
+	int fd;
+
+	if (*m->hook && !hook_open(m->hook, &fd, why, sizeof(why)))
+		close(fd);
+	else if (*m->hook)
+		log_msg(4, "hook %s: not run as it stands (checked again at every call): %s",
+			m->hook, why);
+	for (size_t i = 0; i < m->nhook_defs; i++) {
+		if (!hook_open(m->hook_defs[i].path, &fd, why, sizeof(why)))
+			close(fd);
+		else
+			log_msg(4, "[hooks] %s = %s: not run as it stands (checked again at every "
+				   "call): %s",
+				m->hook_defs[i].name, m->hook_defs[i].path, why);
+	}
+	if ((*m->hook || m->nhook_defs) && hook_cred(m, &c, why, sizeof(why)))
+		log_msg(4, "hooks will not run: %s", why);
 }
 
 struct hook_run {
@@ -225,20 +438,20 @@ static void events_queue_one(struct manager *m, const char *cmd, struct drun *r,
 
 void events_queue_hooks(struct manager *m, struct drun *r, const struct runner_event *ev)
 {
-	char why[256];
+	const struct hook_def *d = *r->hook ? events_hook_def(m, r->hook) : NULL;
 
 	if (!*m->hook && !*r->hook)
 		return;
 	if (*m->hook)
 		events_queue_one(m, m->hook, r, ev);
-	if (*r->hook && strcmp(r->hook, m->hook)) {
-		/* the file may have changed since the plan was accepted */
-		if (events_hook_untrusted(r->hook, why, sizeof(why)))
-			log_msg(4, "run %lld: hook %s not run for %s: %s", (long long)r->id, r->hook,
-				ev->kind, why);
-		else
-			events_queue_one(m, r->hook, r, ev);
-	}
+	if (*r->hook && !d)
+		/* a resumed run whose hook plateaud.conf no longer defines */
+		log_msg(4, "run %lld: hook '%s' not run for %s: no such hook in the [hooks] section "
+			   "of %s",
+			(long long)r->id, r->hook, ev->kind,
+			*m->config_path ? m->config_path : PLATEAUD_DEFAULT_CONFIG);
+	else if (d && strcmp(d->path, m->hook))
+		events_queue_one(m, d->path, r, ev);
 	manager_wake(m);
 }
 
@@ -284,44 +497,198 @@ static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/*
+ * What the hook's child needs, and where it says why it stopped short of
+ * the exec.  The child shares the daemon's memory (CLONE_VM, as
+ * posix_spawn does: a fork would copy the runs' pinned I/O buffers) and the
+ * daemon waits until it has exec'd or exited (CLONE_VFORK), so it makes
+ * system calls only: no allocation, no lock, no NSS, and the id changes
+ * through syscall(), not glibc's wrappers, which would try to change the
+ * daemon's threads too.
+ */
+struct hook_child {
+	int fd; /* the checked hook, O_PATH */
+	char **argv, **envp;
+	const struct hook_cred *cred;
+	const char *volatile failed; /* the step that failed, set by the child */
+	volatile int err;
+};
+
+static __attribute__((noreturn)) void hook_child_fail(struct hook_child *k, const char *step,
+						      int err)
+{
+	k->failed = step;
+	k->err = err ? err : EPERM;
+	_exit(127);
+}
+
+static int hook_child(void *arg)
+{
+	struct hook_child *k = arg;
+	const struct hook_cred *c = k->cred;
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[2];
+	struct sigaction sa;
+	uint64_t none = 0;
+	bool bounded = true;
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+	int fd, cap;
+
+	/* default dispositions before the mask opens (the daemon blocked all) */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (int s = 1; s < _NSIG; s++)
+		(void)sigaction(s, &sa, NULL);
+	/* its own process group: a time limit kills its children too */
+	if (setpgid(0, 0) < 0)
+		hook_child_fail(k, "setpgid", errno);
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0)
+		hook_child_fail(k, "open /dev/null", errno);
+	if (fd != 0 && (dup2(fd, 0) < 0 || close(fd) < 0))
+		hook_child_fail(k, "dup2", errno);
+	if (chdir("/") < 0)
+		hook_child_fail(k, "chdir /", errno);
+	if (c->root && syscall(SYS_setgroups, (size_t)c->ngroups, c->groups) < 0)
+		hook_child_fail(k, "setgroups", errno);
+	/* the bounding set needs CAP_SETPCAP: before the ids change */
+	for (cap = 0; cap < 64; cap++) {
+		if (!prctl(PR_CAPBSET_DROP, cap, 0, 0, 0))
+			continue;
+		if (errno == EINVAL)
+			break; /* past the kernel's last capability */
+		if (errno == EPERM && !c->root) {
+			/* a user's daemon without CAP_SETPCAP: nothing of the
+			 * bounding set can come back under no_new_privs */
+			bounded = false;
+			break;
+		}
+		hook_child_fail(k, "PR_CAPBSET_DROP", errno);
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		hook_child_fail(k, "PR_CAP_AMBIENT_CLEAR_ALL", errno);
+	if (syscall(SYS_setresgid, c->gid, c->gid, c->gid) < 0)
+		hook_child_fail(k, "setresgid", errno);
+	if (syscall(SYS_setresuid, c->uid, c->uid, c->uid) < 0)
+		hook_child_fail(k, "setresuid", errno);
+	memset(caps, 0, sizeof(caps));
+	if (syscall(SYS_capset, &hdr, caps) < 0)
+		hook_child_fail(k, "capset", errno);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		hook_child_fail(k, "PR_SET_NO_NEW_PRIVS", errno);
+
+	/* never exec what the above did not make: check every part of it */
+	if (syscall(SYS_getresuid, &ru, &eu, &su) < 0 || ru != c->uid || eu != c->uid ||
+	    su != c->uid)
+		hook_child_fail(k, "verifying the uids", EPERM);
+	if (syscall(SYS_getresgid, &rg, &eg, &sg) < 0 || rg != c->gid || eg != c->gid ||
+	    sg != c->gid)
+		hook_child_fail(k, "verifying the gids", EPERM);
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	hdr.pid = 0;
+	if (syscall(SYS_capget, &hdr, caps) < 0 || caps[0].effective || caps[0].permitted ||
+	    caps[0].inheritable || caps[1].effective || caps[1].permitted || caps[1].inheritable)
+		hook_child_fail(k, "verifying that no capability is left", EPERM);
+	for (cap = 0; bounded && cap < 64; cap++) {
+		int in = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+
+		if (in < 0)
+			break;
+		if (in)
+			hook_child_fail(k, "verifying the bounding set", EPERM);
+	}
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		hook_child_fail(k, "verifying no_new_privs", EPERM);
+
+	/* the kernel hands a #! script to its interpreter as /dev/fd/N: the
+	 * descriptor must outlive the exec */
+	if (fcntl(k->fd, F_SETFD, 0) < 0)
+		hook_child_fail(k, "fcntl", errno);
+	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none)) < 0)
+		hook_child_fail(k, "sigprocmask", errno);
+	syscall(SYS_execveat, k->fd, "", k->argv, k->envp, AT_EMPTY_PATH);
+	hook_child_fail(k, "execveat", errno);
+}
+
+#define HOOK_STACK_BYTES (256 * 1024)
+
+/* Start the hook checked as @fd: its pid, or -errno and the step in @why. */
+static pid_t hook_exec(int fd, char **argv, char **envp, const struct hook_cred *c, char *why,
+		       size_t len)
+{
+	struct hook_child k = { .fd = fd, .argv = argv, .envp = envp, .cred = c };
+	sigset_t all, old;
+	char *stack;
+	pid_t pid;
+	int e;
+
+	stack = mmap(NULL, HOOK_STACK_BYTES, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED) {
+		e = errno;
+		snprintf(why, len, "stack: %s", strerror(e));
+		return -e;
+	}
+	/* no handler of the daemon's may run on the child's stack */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pid = clone(hook_child, stack + HOOK_STACK_BYTES, CLONE_VM | CLONE_VFORK | SIGCHLD, &k);
+	e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	munmap(stack, HOOK_STACK_BYTES);
+	if (pid < 0) {
+		snprintf(why, len, "clone: %s", strerror(e));
+		return -e;
+	}
+	if (k.failed) {
+		/* it has exited (CLONE_VFORK): reap it here, nobody watches it */
+		(void)waitpid(pid, NULL, 0);
+		snprintf(why, len, "%s: %s (not run)", (const char *)k.failed, strerror(k.err));
+		return -k.err;
+	}
+	return pid;
+}
+
 /* Start @j: its lane's running call, or, when it cannot be started, logged
  * and the lane goes on with the next call. */
 static void events_spawn(struct manager *m, struct hook_lane *lane, struct hook_job *j)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, all;
 	char *argv[2] = { j->argv0, NULL };
+	struct hook_cred cred;
 	struct hook_run *h;
+	char why[768];
 	uint64_t now;
 	pid_t pid;
-	int r;
+	int fd;
 
+	/* checked at every call: the file may have changed since the last */
+	if (hook_open(j->argv0, &fd, why, sizeof(why))) {
+		log_msg(4, "hook %s for %s of run %lld not run: %s", j->argv0, j->event, j->run,
+			why);
+		return;
+	}
+	if (hook_cred(m, &cred, why, sizeof(why))) {
+		log_msg(4, "hook %s for %s of run %lld not run: %s", j->argv0, j->event, j->run,
+			why);
+		close(fd);
+		return;
+	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		log_msg(4, "hook %s for %s of run %lld: out of memory, ignoring", j->argv0,
 			j->event, j->run);
+		close(fd);
 		return;
 	}
 	snprintf(h->cmd, sizeof(h->cmd), "%s", j->argv0);
 	snprintf(h->event, sizeof(h->event), "%s", j->event);
 	h->run = j->run;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawnattr_init(&attr);
-	/* the hook starts with default signals, whatever the daemon blocks */
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-						POSIX_SPAWN_SETPGROUP);
-	r = posix_spawn(&pid, j->argv0, &fa, &attr, argv, j->envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (r) {
+	pid = hook_exec(fd, argv, j->envp, &cred, why, sizeof(why));
+	close(fd);
+	if (pid < 0) {
 		log_msg(4, "hook %s for %s of run %lld: %s, ignoring", h->cmd, h->event, h->run,
-			strerror(r));
+			why);
 		free(h);
 		return;
 	}

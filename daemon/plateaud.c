@@ -70,7 +70,8 @@ static void usage(FILE *f)
 		"  --socket PATH          control socket, when not socket-activated\n"
 		"                         (default " PLATEAUD_DEFAULT_SOCKET ")\n"
 		"  --config FILE          settings (default " PLATEAUD_DEFAULT_CONFIG ", if present)\n"
-		"  --hook CMD             run CMD on every run event (environment PLATEAU_*)\n"
+		"  --hook CMD             run CMD on every run event (environment PLATEAU_*),\n"
+		"                         as hook_user without capabilities\n"
 		"  --hook-timeout D       kill a hook after D (default 30s)\n"
 		"  --prometheus-file PATH node_exporter textfile, rewritten as the runs progress\n"
 		"  --version, --help\n\n"
@@ -144,13 +145,43 @@ static int config_load(struct manager *m, const char *path, bool must_exist, con
 	char line[2048];
 	unsigned int n = 0;
 	bool in_daemon = false, in_hooks = false;
-	FILE *f = fopen(path, "re");
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
-	if (!f) {
+	if (fd < 0) {
 		if (!must_exist && errno == ENOENT)
 			return 0;
 		log_msg(3, "%s: %s", path, strerror(errno));
 		return -errno;
+	}
+	/* the file read is the file checked: through its descriptor */
+	if (fstat(fd, &st) < 0) {
+		log_msg(3, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -EINVAL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		log_msg(3, "%s: not a regular file", path);
+		close(fd);
+		return -EINVAL;
+	}
+	/* as root, it names the code plateaud runs and the files it may
+	 * write: nobody but root may have had a say in it */
+	if (geteuid() == 0 && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		log_msg(3,
+			"%s: owned by uid %u, mode %04o: plateaud runs as root and this file names "
+			"the hooks it runs and the files it may write, so it must be owned by root "
+			"and writable by root only (chown root %s; chmod go-w %s); not starting",
+			path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), path, path);
+		close(fd);
+		return -EPERM;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		log_msg(3, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -ENOMEM;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		char *k = line, *v, *e;
@@ -382,12 +413,15 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	snprintf(m->config_path, sizeof(m->config_path), "%s", config);
 	if (config_load(m, config, config_given, set))
 		return 2;
+	events_init(m);
 	if (m->hook[0] && m->hook[0] != '/') {
 		log_msg(3, "hook '%s': expected an absolute path", m->hook);
 		return 2;
 	}
+	events_hooks_check(m);
 	gr = getgrnam("plateau");
 	if (gr) {
 		m->group_gid = gr->gr_gid;

@@ -22,6 +22,8 @@
 #define PLATEAUD_DEFAULT_DB "/var/lib/plateau/plateau.db"
 #define PLATEAUD_DEFAULT_SOCKET "/run/plateau/control.sock"
 #define PLATEAUD_DEFAULT_CONFIG "/etc/plateau/plateaud.conf"
+/* whom hooks run as when plateaud is root and hook_user is not set */
+#define PLATEAUD_DEFAULT_HOOK_USER "plateau-hook"
 #define PLATEAUD_REQUEST_MAX (256 * 1024) /* one request line, plan included */
 #define PLATEAUD_CLIENTS_MAX 64
 #define PLATEAUD_CLIENT_IDLE_NS (60LL * 1000000000LL)
@@ -57,7 +59,7 @@ struct drun {
 	char name[128];
 	char device[256];
 	char serial[96];
-	char hook[256]; /* the plan's own hook */
+	char hook[256]; /* the plan's own hook: a name of plateaud.conf's [hooks] */
 	int64_t interval_ns;
 	struct store *store; /* the worker's connection */
 	struct runner *runner;
@@ -107,6 +109,7 @@ struct manager {
 	struct store *store;
 	char db_path[1024];
 	char socket_path[1024];
+	char config_path[1024]; /* plateaud.conf, named in messages */
 	char hook[256];
 	uint64_t hook_timeout_ns;
 	/* plateaud.conf: the hooks plans may name, the user hooks run as, and
@@ -176,8 +179,22 @@ bool events_hooks_idle(struct manager *m);
 /* at exit: log and free the calls still waiting (the running ones are the
  * service's to kill) */
 void events_drop_hooks(struct manager *m);
-/* 0 when a plan's hook may run as root, else -EPERM and why */
-int events_hook_untrusted(const char *path, char *why, size_t len);
+/* the manager events_hook_untrusted() asks; set once at start */
+void events_init(const struct manager *m);
+/* the [hooks] definition called @name, or NULL */
+const struct hook_def *events_hook_def(const struct manager *m, const char *name);
+/*
+ * 0 when a plan's "hook = NAME" can run: NAME is defined in plateaud.conf's
+ * [hooks], its file passes the checks made at every call (plateaud(8),
+ * HOOKS) and hook_user exists; else -ENOENT (not defined) or another
+ * -errno, with why (for "FILE: [run] hook = NAME: why").
+ */
+int events_hook_resolve(const struct manager *m, const char *name, char *why, size_t len);
+/* events_hook_resolve() on the manager of events_init(), any refusal
+ * -EPERM: what the start request calls */
+int events_hook_untrusted(const char *name, char *why, size_t len);
+/* at start: log the hooks that would not run as they stand */
+void events_hooks_check(const struct manager *m);
 void events_write_prom(struct manager *m);
 
 #endif

@@ -4,7 +4,9 @@
 # daemon-events.t: where run events go besides the database.
 #   - the daemon's hook (--hook) runs once per event with the event in
 #     PLATEAU_* variables (run-started, steady-reached with its evidence,
-#     run-done, ...); a plan's own hook ([run] hook) runs too, for its run;
+#     run-done, ...); a plan's own hook ([run] hook = NAME, a hook defined in
+#     plateaud.conf's [hooks]) runs too, for its run; both run as hook_user
+#     (nobody here);
 #   - the calls of one hook for one run come one at a time, in the order the
 #     events happened (an alert never hears steady-lost before steady-reached);
 #   - a hook that outlives --hook-timeout is killed, with its children, and
@@ -15,35 +17,56 @@
 #     does not go on reporting a run that is over as running.
 . "${PLATEAU_SRC:?}/tests/integration/daemon-lib.sh"
 
+[ "$(id -u)" = 0 ] || skip_all "the hooks change user: run as root"
+id nobody >/dev/null 2>&1 || skip_all "no user 'nobody' to run the hooks as"
+
 PROM=$W/plateau.prom
-HOOKLOG=$W/hook.log
+# the hooks run as nobody: what they write goes to $O, theirs
+chmod 0711 "$W"
+O=$W/out
+mkdir "$O" && chown nobody "$O"
+HOOKLOG=$O/hook.log
 cat >"$W/hook.sh" <<EOF
 #!/bin/sh
 # one record per call: every PLATEAU_* variable, then a separator
 if [ "\$PLATEAU_RUN_NAME" = events-a ]; then
 	# two calls at once would find the directory there
-	mkdir "$W/inhook" 2>/dev/null || echo "\$PLATEAU_EVENT" >>"$W/overlap"
+	mkdir "$O/inhook" 2>/dev/null || echo "\$PLATEAU_EVENT" >>"$O/overlap"
 	sleep 0.05
-	rmdir "$W/inhook"
+	rmdir "$O/inhook"
 fi
 { env | grep '^PLATEAU_' | sort; echo "PID=\$\$"; echo ---; } >>"$HOOKLOG"
 if [ "\$PLATEAU_RUN_NAME" = events-slow ]; then
 	case \$PLATEAU_EVENT in
-	run-started) echo \$\$ >"$W/slow.pid"; sleep 30; echo "slow hook finished" >>"$W/slow.out" ;;
+	run-started) echo \$\$ >"$O/slow.pid"; sleep 30; echo "slow hook finished" >>"$O/slow.out" ;;
 	run-done) exit 3 ;;
 	esac
 fi
 if [ "\$PLATEAU_RUN_NAME" = events-hang ]; then
-	echo \$\$ >"$W/hang.pid"
+	echo \$\$ >"$O/hang.pid"
 	sleep 30
 fi
 exit 0
 EOF
 cat >"$W/planhook.sh" <<EOF
 #!/bin/sh
-echo "\$PLATEAU_RUN \$PLATEAU_EVENT" >>"$W/planhook.log"
+echo "\$PLATEAU_RUN \$PLATEAU_EVENT" >>"$O/planhook.log"
 EOF
 chmod 0755 "$W/hook.sh" "$W/planhook.sh"
+# a plan's hook is a name of plateaud.conf's [hooks]; "open" is in a
+# world-writable directory
+mkdir -p "$W/open"
+cp "$W/planhook.sh" "$W/open/hook.sh"
+chmod 0777 "$W/open"
+CONF=$W/plateaud.conf
+cat >"$CONF" <<EOF
+[daemon]
+hook_user = nobody
+
+[hooks]
+plan = $W/planhook.sh
+open = $W/open/hook.sh
+EOF
 
 # hook_records KIND [RUN]: how many hook calls saw PLATEAU_EVENT=KIND
 # (any event when KIND is empty)
@@ -76,7 +99,7 @@ prom_running() {
 	return 1
 }
 
-daemon_start --hook "$W/hook.sh" --hook-timeout 1s --prometheus-file "$PROM"
+daemon_start --config "$CONF" --hook "$W/hook.sh" --hook-timeout 1s --prometheus-file "$PROM"
 ok $? "plateaud starts with a hook and a textfile" || bail_out "$(cat "$LOG")"
 
 # --- run 1: every event reaches the hook ---
@@ -129,7 +152,7 @@ ok "$(hooked steady-reached 1 && echo 0 || echo 1)" "the hook ran for steady-rea
 db_kinds=$(sql "SELECT kind FROM events WHERE run_id = 1 ORDER BY id;" | tr '\n' ' ')
 hook_kinds=$(awk '/^PLATEAU_EVENT=/ { print substr($0, 15) }' "$HOOKLOG" | tr '\n' ' ')
 is "$hook_kinds" "$db_kinds" "the hook ran exactly once for every event of the run (run-created included), in their order"
-is "$(cat "$W/overlap" 2>/dev/null)" "" "  one call at a time"
+is "$(cat "$O/overlap" 2>/dev/null)" "" "  one call at a time"
 is "$(hook_field run-done PLATEAU_RUN)" 1 "PLATEAU_RUN"
 is "$(hook_field run-done PLATEAU_RUN_NAME)" events-a "PLATEAU_RUN_NAME"
 is "$(hook_field run-done PLATEAU_DEVICE)" "$f" "PLATEAU_DEVICE"
@@ -159,7 +182,7 @@ device = $g
 serial = $(serial_of "$g")
 name = events-slow
 interval = 200ms
-hook = $W/planhook.sh
+hook = plan
 
 [fill]
 passes = 1
@@ -171,8 +194,8 @@ max_rounds = 8
 EOF
 t0=$(now_ms)
 is "$(pctl start "$W/b.plan" 2>&1)" "run 2 started" "run 2 starts (its run-started hook sleeps 30 s)"
-wait_for 10 "the slow hook to start" test -s "$W/slow.pid"
-slow=$(cat "$W/slow.pid" 2>/dev/null)
+wait_for 10 "the slow hook to start" test -s "$O/slow.pid"
+slow=$(cat "$O/slow.pid" 2>/dev/null)
 [ -n "$slow" ] && track_pgid "$slow"
 out=$(timeout 60 "$PLATEAU" --db "$DB" wait 2 --timeout 40s 2>&1)
 is "$out" "run 2 done" "run 2 completes although its hook hangs"
@@ -189,28 +212,25 @@ wait_for 5 "the failing hook to be logged" grep -q "run-done of run 2 exited wit
 ok $? "a hook that exits 3 is logged"
 like "$(cat "$LOG")" "run-started of run 2 ran past its time limit: killed.*run-done of run 2 exited with status 3" \
 	"  the run's later calls waited for the slow one to be killed"
-wait_for 5 "the plan's hook for run-done" grep -q "^2 run-done$" "$W/planhook.log"
+wait_for 5 "the plan's hook for run-done" grep -q "^2 run-done$" "$O/planhook.log"
 ok $? "the plan's own hook runs for its run"
-is "$(grep -c '^1 ' "$W/planhook.log")" 0 "the plan's hook does not run for other runs"
-is "$(awk '{ print $2 }' "$W/planhook.log" | tr '\n' ' ')" \
+is "$(grep -c '^1 ' "$O/planhook.log")" 0 "the plan's hook does not run for other runs"
+is "$(awk '{ print $2 }' "$O/planhook.log" | tr '\n' ' ')" \
 	"$(sql "SELECT kind FROM events WHERE run_id = 2 ORDER BY id;" | tr '\n' ' ')" \
 	"the plan's hook ran once for every event of its run, in their order"
 check_run 2
 
-# a plan's hook runs as root: one that others could have written is refused
-mkdir -p "$W/open"
-cp "$W/planhook.sh" "$W/open/hook.sh"
-chmod 0777 "$W/open"
-sed "s|^hook = .*|hook = $W/open/hook.sh|; s|^name = .*|name = events-untrusted|" \
+# a hook that others could have written is refused (daemon-hooks.t has more)
+sed "s|^hook = .*|hook = open|; s|^name = .*|name = events-untrusted|" \
 	"$W/b.plan" >"$W/c.plan"
 out=$(pctl start "$W/c.plan" 2>&1)
 is "$?" 2 "a hook in a world-writable directory: start refused (exit 2)"
-like "$out" "hook = $W/open/hook.sh: hooks run as root: its directory $W/open must be owned by root and writable by root only" \
-	"  naming the hook and the rule"
+like "$out" "hook = open: \\[hooks\\] open = $W/open/hook.sh: directory $W/open must be owned by root and writable by its owner only" \
+	"  naming the hook, its directory and the rule"
 chmod 0755 "$W/open"
 chmod 0775 "$W/open/hook.sh"
 out=$(pctl start "$W/c.plan" 2>&1)
-like "$out" "must be owned by root and writable by root only" "a group-writable hook: refused"
+like "$out" "$W/open/hook.sh must be owned by root and writable by its owner only" "a group-writable hook: refused"
 is "$(sql 'SELECT count(*) FROM runs;')" 2 "  and no run was recorded"
 ok "$(kill -0 "$DPID" 2>/dev/null && echo 0 || echo 1)" "plateaud is still running"
 daemon_term 10
@@ -219,15 +239,15 @@ is "$DSTATUS" 0 "plateaud exits 0"
 # --- run 3: plateaud stops while hook calls wait behind hung ones ---
 # plateaud waits for the hooks at most one hook time limit, then exits;
 # what never ran is logged, counted
-rm -f "$W/hang.pid"
-daemon_start --hook "$W/hook.sh" --hook-timeout 3s
+rm -f "$O/hang.pid"
+daemon_start --config "$CONF" --hook "$W/hook.sh" --hook-timeout 3s
 ok $? "plateaud starts again, hook time limit 3 s"
 sed "s|^name = .*|name = events-hang|" "$W/b.plan" >"$W/d.plan"
 is "$(pctl start "$W/d.plan" 2>&1)" "run 3 started" "run 3 starts (every hook call of it sleeps 30 s)"
-wait_for 10 "the first hook call to hang" test -s "$W/hang.pid"
+wait_for 10 "the first hook call to hang" test -s "$O/hang.pid"
 is "$(timeout 60 "$PLATEAU" --db "$DB" wait 3 --timeout 40s 2>&1)" "run 3 done" \
 	"run 3 completes while its hook calls hang"
-wait_for 5 "the plan's hook for run-done of run 3" grep -q "^3 run-done$" "$W/planhook.log"
+wait_for 5 "the plan's hook for run-done of run 3" grep -q "^3 run-done$" "$O/planhook.log"
 ok $? "  the plan's hook, another lane, heard every event meanwhile"
 n3=$(sql "SELECT count(*) FROM events WHERE run_id = 3;")
 ok "$([ "$(runs_hooked 3)" -lt "$n3" ] && echo 0 || echo 1)" \
@@ -241,12 +261,12 @@ ok "$([ "$dt" -ge 2500 ] && [ "$dt" -lt 8000 ] && echo 0 || echo 1)" \
 n=$(sed -n 's/.*hook .*: \([0-9]*\) calls for run 3 not made: plateaud is stopping.*/\1/p' "$LOG")
 ok "$([ "${n:-0}" -ge 1 ] && echo 0 || echo 1)" "  the calls still waiting then are logged as not made (${n:-none})"
 is "$(($(runs_hooked 3) + ${n:-0}))" "$n3" "  each event of run 3 was passed to the hook or counted as not made"
-hang=$(cat "$W/hang.pid" 2>/dev/null)
+hang=$(cat "$O/hang.pid" 2>/dev/null)
 [ -n "$hang" ] && kill -KILL -- "-$hang" 2>/dev/null
 
 # --- run 4: plateaud stopped in the middle of a run ---
 # the hook hears of every event, run-paused included, before plateaud exits
-daemon_start --hook "$W/hook.sh" --hook-timeout 5s
+daemon_start --config "$CONF" --hook "$W/hook.sh" --hook-timeout 5s
 ok $? "plateaud starts again"
 cat >"$W/e.plan" <<EOF
 [run]
