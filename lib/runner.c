@@ -38,6 +38,7 @@ struct runner {
 	const char *run_state;
 
 	atomic_int stop;   /* 0, RUNNER_PAUSE or RUNNER_CANCEL */
+	atomic_int nstops; /* runner_stop() calls: a new one ends runner_record_end()'s retries */
 	pthread_mutex_t lock; /* guards engine */
 	struct engine *engine;
 
@@ -51,10 +52,21 @@ struct runner {
 	double last_progress_event;
 	int64_t last_progress_ns;
 	unsigned int cur_threads, cur_iodepth;
+	int cur_point; /* the sweep point being measured, 1-based; 0: none */
 	/* the checked, locked descriptor all I/O goes through (guard.h) */
 	struct guard guard;
 	bool have_guard;
 	const struct guard_files *files; /* regular-file targets, runner_set_files() */
+	/* events about the sample being committed: stored in its transaction,
+	 * announced (journal, hooks, Prometheus) only after the commit */
+	struct runner_pending {
+		int prio;
+		const char *kind;
+		char *data;
+		char msg[1024];
+	} pending[4];
+	size_t npending;
+	bool store_failed; /* a commit failed: nothing more is stored */
 
 	char err[2048];
 };
@@ -90,31 +102,31 @@ const char *runner_errmsg(const struct runner *r)
 	return r->err;
 }
 
-/* Store an event and hand it to the caller. */
-static void runner_event(struct runner *r, int prio, const char *kind, const char *data,
-			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static void runner_event(struct runner *r, int prio, const char *kind, const char *data,
-			 const char *fmt, ...)
+static int runner_store_event(struct runner *r, const char *kind, const char *data,
+			      const char *msg, int64_t *id)
 {
 	struct store_event sev = { 0 };
-	struct runner_event ev = { 0 };
-	char msg[1024];
-	va_list ap;
+	int ret;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	sev.run_id = r->run_id;
 	sev.phase_id = r->cur ? r->cur->id : 0;
 	sev.kind = kind;
 	sev.message = msg;
 	sev.data = data;
-	/* an event that cannot be stored still reaches the journal */
-	(void)store_event_insert(r->s, &sev);
-	ev.id = sev.id;
+	ret = store_event_insert(r->s, &sev);
+	*id = ret ? 0 : sev.id;
+	return ret;
+}
+
+/* Hand a stored (or, id 0, unstorable) event to the caller. */
+static void runner_announce(struct runner *r, int64_t id, int prio, const char *kind,
+			    const char *data, const char *msg)
+{
+	struct runner_event ev = { 0 };
+
+	ev.id = id;
 	ev.run_id = r->run_id;
-	ev.phase_id = sev.phase_id;
+	ev.phase_id = r->cur ? r->cur->id : 0;
 	ev.phase_seq = r->cur ? r->cur->seq : 0;
 	ev.phase_kind = r->cur ? r->cur->kind : NULL;
 	ev.kind = kind;
@@ -125,6 +137,57 @@ static void runner_event(struct runner *r, int prio, const char *kind, const cha
 	ev.serial = r->run.drive.serial;
 	if (r->ops && r->ops->event)
 		r->ops->event(r->ctx, &ev);
+}
+
+/* Store an event and hand it to the caller. */
+static void runner_event(struct runner *r, int prio, const char *kind, const char *data,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void runner_event(struct runner *r, int prio, const char *kind, const char *data,
+			 const char *fmt, ...)
+{
+	char msg[1024];
+	int64_t id;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* an event that cannot be stored still reaches the journal */
+	(void)runner_store_event(r, kind, data, msg, &id);
+	runner_announce(r, id, prio, kind, data, msg);
+}
+
+/* An event about the sample runner_commit_sample() commits next: stored in
+ * the same transaction, so a crash never leaves one without the other. */
+static int runner_event_pending(struct runner *r, int prio, const char *kind, char *data,
+				const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int runner_event_pending(struct runner *r, int prio, const char *kind, char *data,
+				const char *fmt, ...)
+{
+	struct runner_pending *pe;
+	va_list ap;
+
+	if (r->npending == sizeof(r->pending) / sizeof(r->pending[0])) {
+		free(data);
+		return -ENOBUFS;
+	}
+	pe = &r->pending[r->npending++];
+	pe->prio = prio;
+	pe->kind = kind;
+	pe->data = data; /* owned */
+	va_start(ap, fmt);
+	vsnprintf(pe->msg, sizeof(pe->msg), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static void runner_pending_clear(struct runner *r)
+{
+	for (size_t i = 0; i < r->npending; i++)
+		free(r->pending[i].data);
+	r->npending = 0;
 }
 
 static void runner_status(struct runner *r, const struct sample *smp, double progress)
@@ -353,6 +416,7 @@ void runner_stop(struct runner *r, bool pause)
 {
 	int want = pause ? RUNNER_PAUSE : RUNNER_CANCEL, cur = 0;
 
+	atomic_fetch_add(&r->nstops, 1);
 	/* a cancel overrides a pause, never the other way round */
 	if (!atomic_compare_exchange_strong(&r->stop, &cur, want) && want == RUNNER_CANCEL)
 		atomic_store(&r->stop, RUNNER_CANCEL);
@@ -618,24 +682,43 @@ static bool runner_partial(const struct runner *r, const struct sample *s,
 	return p->final && (double)(s->end_ns - s->start_ns) < 0.9 * (double)r->plan.interval_ns;
 }
 
-/* Store one sample with the phase's progress, in one transaction. */
+/*
+ * Store one sample with the phase's progress and the events about it
+ * (runner_event_pending()), in one transaction; the events reach the
+ * journal and the hooks only once it is committed.  After a failure nothing
+ * more is stored: the engine's last, partial interval would come after a
+ * hole in the sequence (the run fails with the first error instead).
+ */
 static int runner_commit_sample(struct runner *r, const struct sample *smp)
 {
+	int64_t ids[sizeof(r->pending) / sizeof(r->pending[0])];
 	int ret;
 
+	if (r->store_failed) {
+		runner_pending_clear(r);
+		return -EIO;
+	}
 	if ((ret = store_begin(r->s)))
 		goto fail;
 	if ((ret = store_sample_insert(r->s, r->cur->id, smp)) ||
-	    (ret = store_phase_update(r->s, r->cur))) {
-		(void)store_rollback(r->s);
-		goto fail;
-	}
-	if ((ret = store_commit(r->s))) {
-		(void)store_rollback(r->s);
-		goto fail;
-	}
+	    (ret = store_phase_update(r->s, r->cur)))
+		goto rollback;
+	for (size_t i = 0; i < r->npending; i++)
+		if ((ret = runner_store_event(r, r->pending[i].kind, r->pending[i].data,
+					      r->pending[i].msg, &ids[i])))
+			goto rollback;
+	if ((ret = store_commit(r->s)))
+		goto rollback;
+	for (size_t i = 0; i < r->npending; i++)
+		runner_announce(r, ids[i], r->pending[i].prio, r->pending[i].kind,
+				r->pending[i].data, r->pending[i].msg);
+	runner_pending_clear(r);
 	return 0;
+rollback:
+	(void)store_rollback(r->s);
 fail:
+	runner_pending_clear(r);
+	r->store_failed = true;
 	return runner_fail(r, ret, "storing sample %lld: %s", (long long)smp->seq,
 			   store_errmsg(r->s));
 }
@@ -678,12 +761,17 @@ static int runner_fill_sample(void *ctx, const struct sample *s, const struct en
 {
 	struct runner *r = ctx;
 	struct sample smp = *s;
+	uint64_t progress = r->cur->progress_bytes, total = r->cur->total_bytes;
 
 	smp.partial = runner_partial(r, s, p);
 	r->cur->progress_bytes = p->stream_bytes;
 	r->cur->total_bytes = p->total_bytes;
-	if (runner_commit_sample(r, &smp))
+	if (runner_commit_sample(r, &smp)) {
+		/* the fill resumes where the database says it got to */
+		r->cur->progress_bytes = progress;
+		r->cur->total_bytes = total;
 		return 1;
+	}
 	runner_status(r, &smp,
 		      p->total_bytes ? (double)p->stream_bytes / (double)p->total_bytes : -1.0);
 	return 0;
@@ -738,8 +826,9 @@ static int runner_fill(struct runner *r, struct store_phase *p, const struct pla
 
 /* --- precondition --- */
 
+/* @seq: the sample an event is about (0: the phase's result, no sample) */
 static char *runner_evidence_json(const struct runner *r, const struct plan_phase *pp,
-				  const struct steady_result *all)
+				  const struct steady_result *all, int64_t seq)
 {
 	json_object *o = json_object_new_object();
 	const struct steady_result *e = &r->evidence;
@@ -765,6 +854,8 @@ static char *runner_evidence_json(const struct runner *r, const struct plan_phas
 	json_object_object_add(o, "lost", json_object_new_boolean(all->lost));
 	json_object_object_add(o, "lost_round",
 			       all->lost ? json_object_new_int64((int64_t)all->lost_round) : NULL);
+	if (seq > 0)
+		json_object_object_add(o, "sample_seq", json_object_new_int64(seq));
 	ret = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
 	return ret;
@@ -791,10 +882,12 @@ static int runner_append_round(struct runner *r, const struct plan_phase *pp,
 	return 0;
 }
 
-/* Judge the rounds so far; events on the way into and out of steady state.
- * Returns 1 when the phase should end. */
-static int runner_judge(struct runner *r, const struct plan_phase *pp, bool live)
+/* Judge the rounds so far; events on the way into and out of steady state,
+ * about sample @seq (0: re-judging stored rounds, no events; else they are
+ * committed with that sample).  Returns 1 when the phase should end. */
+static int runner_judge(struct runner *r, const struct plan_phase *pp, int64_t seq)
 {
+	bool live = seq > 0;
 	struct steady_result res[SAMPLE_METRIC_N], all;
 	char *ev;
 	int ret;
@@ -817,12 +910,12 @@ static int runner_judge(struct runner *r, const struct plan_phase *pp, bool live
 		r->cur->steady = all.steady ? 1 : 0;
 		r->cur->steady_round = all.steady ? (int64_t)all.steady_round : 0;
 		free(r->cur->result);
-		r->cur->result = runner_evidence_json(r, pp, &all);
+		r->cur->result = runner_evidence_json(r, pp, &all, 0);
 		if (all.steady && !r->steady_reported) {
 			r->steady_reported = true;
 			if (live) {
-				ev = runner_evidence_json(r, pp, &all);
-				runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_STEADY_REACHED, ev,
+				ev = runner_evidence_json(r, pp, &all, seq);
+				runner_event_pending(r, RUNNER_PRIO_NOTICE, RUNNER_EV_STEADY_REACHED, ev,
 					     "steady state at round %zu (window %zu-%zu, average "
 					     "%.6g %s, data excursion %.6g <= %.6g, slope excursion "
 					     "%.6g <= %.6g)",
@@ -831,18 +924,16 @@ static int runner_judge(struct runner *r, const struct plan_phase *pp, bool live
 					     sample_metric_unit((enum sample_metric)pp->metrics[0]),
 					     res[0].data_excursion, res[0].data_limit,
 					     res[0].slope_excursion, res[0].slope_limit);
-				free(ev);
 			}
 		}
 		if (all.lost && !r->lost_reported) {
 			r->lost_reported = true;
 			if (live) {
-				ev = runner_evidence_json(r, pp, &all);
-				runner_event(r, RUNNER_PRIO_WARNING, RUNNER_EV_STEADY_LOST, ev,
+				ev = runner_evidence_json(r, pp, &all, seq);
+				runner_event_pending(r, RUNNER_PRIO_WARNING, RUNNER_EV_STEADY_LOST, ev,
 					     "steady state lost at round %zu (steady since round "
 					     "%zu)",
 					     all.lost_round, all.steady_round);
-				free(ev);
 			}
 		}
 		if (all.steady && !pp->continue_after_steady)
@@ -858,21 +949,53 @@ static int runner_pre_sample(void *ctx, const struct sample *s, const struct eng
 	struct runner *r = ctx;
 	const struct plan_phase *pp = r->cur_plan;
 	struct sample smp = *s;
+	/* what judging this round changes, restored if its sample is not
+	 * committed: a round counts only once it is stored */
+	struct steady_result evidence = r->evidence;
+	bool steady_reported = r->steady_reported, lost_reported = r->lost_reported;
+	bool judged = r->judged;
+	int steady = r->cur->steady;
+	int64_t steady_round = r->cur->steady_round;
+	char *result = r->cur->result ? strdup(r->cur->result) : NULL;
 	int end = 0;
 
+	if (r->store_failed) {
+		free(result);
+		return 1;
+	}
 	smp.partial = runner_partial(r, s, p);
 	if (!smp.partial) {
 		if (runner_append_round(r, pp, &smp)) {
+			free(result);
 			runner_fail(r, -ENOMEM, "out of memory");
 			return 1;
 		}
 		r->cur->rounds = (int64_t)r->rounds;
-		end = runner_judge(r, pp, true);
-		if (end < 0)
+		end = runner_judge(r, pp, smp.seq);
+		if (end < 0) {
+			free(result);
+			runner_pending_clear(r);
 			return 1;
+		}
 	}
-	if (runner_commit_sample(r, &smp))
+	if (runner_commit_sample(r, &smp)) {
+		if (!smp.partial) {
+			r->rounds--;
+			r->cur->rounds = (int64_t)r->rounds;
+			r->evidence = evidence;
+			r->steady_reported = steady_reported;
+			r->lost_reported = lost_reported;
+			r->judged = judged;
+			r->cur->steady = steady;
+			r->cur->steady_round = steady_round;
+			free(r->cur->result);
+			r->cur->result = result;
+			result = NULL;
+		}
+		free(result);
 		return 1;
+	}
+	free(result);
 	runner_status(r, &smp, -1.0);
 	return end;
 }
@@ -913,7 +1036,7 @@ static int runner_precondition(struct runner *r, struct store_phase *p,
 	if (r->rounds) {
 		char gap[64];
 
-		ret = runner_judge(r, pp, false);
+		ret = runner_judge(r, pp, 0);
 		if (ret < 0)
 			return -EINVAL;
 		parse_fmt_duration(gap, sizeof(gap), (uint64_t)(runner_now_ns() - lc.last_end_ns));
@@ -982,9 +1105,41 @@ static int runner_sweep_sample(void *ctx, const struct sample *s, const struct e
 	struct sample smp = *s;
 
 	smp.partial = runner_partial(r, s, p);
+	smp.point = r->cur_point;
 	if (runner_commit_sample(r, &smp))
 		return 1;
 	runner_status(r, &smp, -1.0);
+	return 0;
+}
+
+/*
+ * A point measured again after an interruption: the samples of the
+ * attempt that was cut short are marked aborted, with an event, in one
+ * transaction, so that they never count in the point's figures.
+ */
+static int runner_abort_point(struct runner *r, struct store_phase *p, int point)
+{
+	char msg[256];
+	int64_t id = 0;
+	int ret, n;
+
+	if ((ret = store_begin(r->s)))
+		return runner_fail(r, ret, "%s", store_errmsg(r->s));
+	n = store_samples_abort_point(r->s, p->id, point);
+	if (n <= 0) {
+		(void)store_rollback(r->s);
+		return n < 0 ? runner_fail(r, n, "%s", store_errmsg(r->s)) : 0;
+	}
+	snprintf(msg, sizeof(msg),
+		 "load point %d was interrupted after %d samples: they are set aside (aborted) and "
+		 "the point is measured again",
+		 point, n);
+	if ((ret = runner_store_event(r, RUNNER_EV_POINT_ABORTED, NULL, msg, &id)) ||
+	    (ret = store_commit(r->s))) {
+		(void)store_rollback(r->s);
+		return runner_fail(r, ret, "%s", store_errmsg(r->s));
+	}
+	runner_announce(r, id, RUNNER_PRIO_NOTICE, RUNNER_EV_POINT_ABORTED, NULL, msg);
 	return 0;
 }
 
@@ -1003,10 +1158,13 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 	for (size_t i = 0; i < pp->npoints; i++) {
 		struct engine_job job = { 0 };
 		struct store_point pt = { 0 };
-		int64_t last;
+		int64_t last, evid = 0;
+		char msg[256];
 
 		if (pc.done[i])
 			continue;
+		if ((ret = runner_abort_point(r, p, (int)i + 1)))
+			break;
 		runner_footprint(r, &job);
 		if ((ret = runner_resolve_footprint(r, &job)))
 			break;
@@ -1028,9 +1186,13 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 		r->cur_iodepth = job.iodepth;
 		r->cur->rounds = (int64_t)i;
 		r->rounds = i; /* load points measured, for the status */
+		r->cur_point = (int)i + 1;
 		ret = runner_run_engine(r, &job, res);
-		if (ret)
+		r->cur_point = 0;
+		if (ret) {
+			r->cur->rounds = (int64_t)i;
 			break;
+		}
 		if ((ret = runner_stopped(r)))
 			break; /* an interrupted point is measured again on resume */
 		pt.seq = (int)i + 1;
@@ -1046,19 +1208,25 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 		pt.smp.hist[1] = &res->hist[SAMPLE_WRITE];
 		r->cur->rounds = (int64_t)i + 1;
 		r->rounds = i + 1;
+		snprintf(msg, sizeof(msg),
+			 "load point %d (%ux%u): %.0f IOPS, %.2f MB/s, mean %.1f us, p99 %.1f us",
+			 pt.seq, pt.threads, pt.iodepth, sample_metric(&pt.smp, SAMPLE_METRIC_IOPS),
+			 sample_metric(&pt.smp, SAMPLE_METRIC_BW),
+			 sample_metric(&pt.smp, SAMPLE_METRIC_LAT),
+			 sample_metric(&pt.smp, SAMPLE_METRIC_P99));
+		/* the point, the phase's count and the event in one transaction */
 		if ((ret = store_begin(r->s)) || (ret = store_point_insert(r->s, p->id, &pt)) ||
-		    (ret = store_phase_update(r->s, r->cur)) || (ret = store_commit(r->s))) {
+		    (ret = store_phase_update(r->s, r->cur)) ||
+		    (ret = runner_store_event(r, RUNNER_EV_POINT, NULL, msg, &evid)) ||
+		    (ret = store_commit(r->s))) {
 			ret = runner_fail(r, ret, "storing point %d: %s", pt.seq, store_errmsg(r->s));
 			(void)store_rollback(r->s);
+			r->cur->rounds = (int64_t)i;
+			r->rounds = i;
 			break;
 		}
 		runner_status(r, NULL, -1.0);
-		runner_event(r, RUNNER_PRIO_INFO, RUNNER_EV_POINT, NULL,
-			     "load point %d (%ux%u): %.0f IOPS, %.2f MB/s, mean %.1f us, p99 %.1f us",
-			     pt.seq, pt.threads, pt.iodepth, sample_metric(&pt.smp, SAMPLE_METRIC_IOPS),
-			     sample_metric(&pt.smp, SAMPLE_METRIC_BW),
-			     sample_metric(&pt.smp, SAMPLE_METRIC_LAT),
-			     sample_metric(&pt.smp, SAMPLE_METRIC_P99));
+		runner_announce(r, evid, RUNNER_PRIO_INFO, RUNNER_EV_POINT, NULL, msg);
 	}
 	free(res);
 	return ret;
@@ -1138,8 +1306,64 @@ static void runner_end_phase(struct runner *r, struct store_phase *p, const char
 	(void)runner_save_phase(r, p);
 }
 
+/* The run's end state, its phase's and its event in one transaction. */
+static int runner_store_end(struct runner *r, struct store_phase *p, const char *state,
+			    const char *error, const char *kind, const char *msg, int64_t *id)
+{
+	int ret;
+
+	if ((ret = store_begin(r->s)))
+		return ret;
+	if ((p && (ret = store_phase_update(r->s, p))) ||
+	    (ret = store_run_set_state(r->s, r->run_id, state, error, 0)) ||
+	    (ret = runner_store_event(r, kind, NULL, msg, id)) || (ret = store_commit(r->s))) {
+		(void)store_rollback(r->s);
+		return ret;
+	}
+	r->run_state = state;
+	snprintf(r->run.state, sizeof(r->run.state), "%s", state);
+	return 0;
+}
+
+/*
+ * A run that failed or was stopped must say so in the database, or the next
+ * start would resume it.  When the database cannot take the write (a full
+ * disk), the end is announced at once, and the write is retried every
+ * RUNNER_END_RETRY_NS until it lands (space was freed) or runner_stop() is
+ * called again (plateaud stopping, a second Ctrl-C: the database still says
+ * the run is active, so the next start resumes it, and its run-resumed
+ * event follows the run-failed one in the journal).
+ */
+#define RUNNER_END_RETRY_NS (2LL * 1000000000LL)
+static void runner_record_end(struct runner *r, struct store_phase *p, const char *state,
+			      const char *error, int prio, const char *kind, const char *msg)
+{
+	char why[2560];
+	int64_t id = 0;
+	int stops = atomic_load(&r->nstops);
+	int ret;
+
+	if (p) {
+		snprintf(p->state, sizeof(p->state), "%s", state);
+		p->ended_ns = runner_now_ns();
+	}
+	if (!(ret = runner_store_end(r, p, state, error, kind, msg, &id))) {
+		runner_announce(r, id, prio, kind, NULL, msg);
+		return;
+	}
+	snprintf(why, sizeof(why), "%s; the database cannot record it yet (%s): retrying",
+		 msg, store_errmsg(r->s));
+	runner_announce(r, 0, prio, kind, NULL, why);
+	while (atomic_load(&r->nstops) == stops) {
+		nanosleep(&(struct timespec){ .tv_sec = RUNNER_END_RETRY_NS / 1000000000LL }, NULL);
+		if (!runner_store_end(r, p, state, error, kind, msg, &id))
+			return;
+	}
+}
+
 int runner_run(struct runner *r)
 {
+	struct store_phase *failed_phase = NULL;
 	char err[2048];
 	int ret;
 
@@ -1197,18 +1421,20 @@ int runner_run(struct runner *r)
 			return -EINTR;
 		}
 		if (ret == -ECANCELED) {
-			runner_end_phase(r, p, "stopped");
+			char msg[128];
+
+			snprintf(msg, sizeof(msg), "stopped by request in phase %d (%s)", p->seq,
+				 p->kind);
+			runner_record_end(r, p, "stopped", "stopped by request", RUNNER_PRIO_NOTICE,
+					  RUNNER_EV_STOPPED, msg);
 			r->cur = NULL;
 			runner_fail(r, ret, "stopped by request");
-			(void)runner_set_run_state(r, "stopped", "stopped by request");
-			runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_STOPPED, NULL,
-				     "stopped by request in phase %d (%s)", p->seq, p->kind);
 			return ret;
 		}
 		if (ret) {
 			if (!*r->err)
 				runner_fail(r, ret, "%s", strerror(-ret));
-			runner_end_phase(r, p, "failed");
+			failed_phase = p;
 			goto failed;
 		}
 		runner_end_phase(r, p, "done");
@@ -1223,9 +1449,15 @@ int runner_run(struct runner *r)
 	return 0;
 failed:
 	snprintf(err, sizeof(err), "%s", r->err);
-	(void)runner_set_run_state(r, "failed", err);
+	{
+		char msg[sizeof(err) + 16];
+
+		snprintf(msg, sizeof(msg), "failed: %s", err);
+		/* the run's error column keeps the reason without the prefix */
+		runner_record_end(r, failed_phase, "failed", err, RUNNER_PRIO_ERR,
+				  RUNNER_EV_FAILED, msg);
+	}
 	snprintf(r->err, sizeof(r->err), "%s", err);
-	runner_event(r, RUNNER_PRIO_ERR, RUNNER_EV_FAILED, NULL, "failed: %s", err);
 	r->cur = NULL;
 	return ret ? ret : -EIO;
 }

@@ -39,6 +39,8 @@ struct sample {
 	int64_t end_ns;
 	uint64_t errors; /* I/O errors in the interval */
 	bool partial;    /* cut short: not a round of the steady-state judgement */
+	int point;       /* a sweep's load point (1-based); 0: none or not recorded */
+	bool aborted;    /* its point's measurement was interrupted (schema 4) */
 	struct sample_stats st[SAMPLE_NDIRS];
 	/* merged histograms per direction (read, write); may be NULL when a
 	 * sample is read back without them */

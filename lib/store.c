@@ -273,8 +273,15 @@ int store_open(const char *path, unsigned int flags, struct store **ret, char *e
 	rc = sqlite3_open_v2(path, &s->db,
 			     oflags | (s->rdonly ? SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_FULLMUTEX), NULL);
 	if (rc != SQLITE_OK) {
-		r = store_fail(s, store_errno(rc) ? store_errno(rc) : -EIO, "%s: %s", path,
-			       s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		int sys = s->db ? sqlite3_system_errno(s->db) : 0;
+
+		/* "unable to open database file" hides a permission problem: the
+		 * operating system's reason is the one to give */
+		if ((rc & 0xff) == SQLITE_CANTOPEN && sys && sys != ENOENT)
+			r = store_fail(s, -sys, "%s: %s", path, strerror(sys));
+		else
+			r = store_fail(s, store_errno(rc) ? store_errno(rc) : -EIO, "%s: %s", path,
+				       s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 		goto fail;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
@@ -391,9 +398,23 @@ int store_commit(struct store *s)
 	return store_exec(s, "COMMIT");
 }
 
+/*
+ * Called after a failure: the message of that failure is the one to keep.
+ * SQLite may already have rolled back by itself (a COMMIT that failed with
+ * SQLITE_FULL does), and a second ROLLBACK would replace "database or disk
+ * is full" with "no transaction is active".
+ */
 int store_rollback(struct store *s)
 {
-	return store_exec(s, "ROLLBACK");
+	char keep[sizeof(s->err)];
+	int ret;
+
+	if (sqlite3_get_autocommit(s->db))
+		return 0;
+	memcpy(keep, s->err, sizeof(keep));
+	ret = store_exec(s, "ROLLBACK");
+	memcpy(s->err, keep, sizeof(keep));
+	return ret;
 }
 
 /* Prepare (once) and reset a cached statement. */
@@ -1111,9 +1132,9 @@ int store_sample_insert(struct store *s, int64_t phase_id, const struct sample *
 	if (!s->stmt[ST_SAMPLE_INSERT])
 		snprintf(sql, sizeof(sql),
 			 "INSERT INTO samples (phase_id, seq, start_ns, end_ns, errors, %s, r_hist, "
-			 "w_hist, partial) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-			 "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
-			 "?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41)",
+			 "w_hist, partial, point) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+			 "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, "
+			 "?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42)",
 			 store_stat_col_list());
 	ret = store_stmt(s, ST_SAMPLE_INSERT, sql, &st);
 	if (ret)
@@ -1127,6 +1148,10 @@ int store_sample_insert(struct store *s, int64_t phase_id, const struct sample *
 	if ((ret = store_bind_hists(s, st, i, smp)))
 		return ret;
 	sqlite3_bind_int(st, i + 2, smp->partial);
+	if (smp->point > 0)
+		sqlite3_bind_int(st, i + 3, smp->point);
+	else
+		sqlite3_bind_null(st, i + 3);
 	return store_step_done(s, st, "inserting sample");
 }
 
@@ -1264,7 +1289,8 @@ int64_t store_sample_count(struct store *s, int64_t phase_id)
 	int64_t n;
 	int rc, ret;
 
-	ret = store_prepare(s, "SELECT count(*) FROM samples WHERE phase_id = ?1", &st);
+	ret = store_prepare(s, "SELECT count(*) FROM samples WHERE phase_id = ?1 AND aborted = 0",
+			    &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, phase_id);
@@ -1272,6 +1298,23 @@ int64_t store_sample_count(struct store *s, int64_t phase_id)
 	n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : store_sqlfail(s, rc, "counting");
 	sqlite3_finalize(st);
 	return n;
+}
+
+int store_samples_abort_point(struct store *s, int64_t phase_id, int point)
+{
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	ret = store_prepare(s, "UPDATE samples SET aborted = 1 WHERE phase_id = ?1 AND point = ?2 "
+			       "AND aborted = 0", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, phase_id);
+	sqlite3_bind_int(st, 2, point);
+	rc = sqlite3_step(st);
+	ret = rc == SQLITE_DONE ? sqlite3_changes(s->db) : store_sqlfail(s, rc, "marking samples");
+	sqlite3_finalize(st);
+	return ret;
 }
 
 int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, unsigned int flags,
@@ -1283,9 +1326,10 @@ int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, u
 	int rc, ret;
 
 	snprintf(sql, sizeof(sql),
-		 "SELECT seq, partial, start_ns, end_ns, errors, %s%s FROM samples WHERE "
-		 "phase_id = ?1 AND seq >= ?2 ORDER BY seq",
-		 store_stat_col_list(), flags & STORE_WITH_HISTS ? ", r_hist, w_hist" : "");
+		 "SELECT seq, partial, start_ns, end_ns, errors, %s%s, coalesce(point, 0), aborted "
+		 "FROM samples WHERE phase_id = ?1 AND seq >= ?2%s ORDER BY seq",
+		 store_stat_col_list(), flags & STORE_WITH_HISTS ? ", r_hist, w_hist" : "",
+		 flags & STORE_WITH_ABORTED ? "" : " AND aborted = 0");
 	ret = store_prepare(s, sql, &st);
 	if (ret)
 		return ret;
@@ -1299,9 +1343,18 @@ int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, u
 	sqlite3_bind_int64(st, 1, phase_id);
 	sqlite3_bind_int64(st, 2, from_seq);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int ncol = sqlite3_column_count(st);
 		struct sample smp = { .seq = sqlite3_column_int64(st, 0),
 				      .partial = sqlite3_column_int(st, 1) != 0 };
+		int64_t point = sqlite3_column_int64(st, ncol - 2);
 
+		if (point < 0 || point > INT32_MAX) {
+			ret = store_fail(s, -EBADMSG, "%s: sample %lld: point %lld", s->path,
+					 (long long)smp.seq, (long long)point);
+			break;
+		}
+		smp.point = (int)point;
+		smp.aborted = sqlite3_column_int(st, ncol - 1) != 0;
 		ret = store_sample_row(s, st, 2, &smp, hists, "sample", smp.seq);
 		if (!ret)
 			ret = cb(ctx, &smp);
@@ -1385,7 +1438,7 @@ int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double
 		return store_fail(s, -EINVAL, "unknown metric");
 	snprintf(sql, sizeof(sql),
 		 "SELECT seq, start_ns, end_ns, %s FROM samples WHERE phase_id = ?1 AND partial = 0 "
-		 "ORDER BY seq",
+		 "AND aborted = 0 ORDER BY seq",
 		 cols[m]);
 	ret = store_prepare(s, sql, &st);
 	if (ret)

@@ -191,20 +191,29 @@ int store_phases_list(struct store *s, int64_t run_id, struct store_phase **ret,
 /* Insert one sample (histograms encoded when present), committed on return
  * unless inside store_begin(). */
 int store_sample_insert(struct store *s, int64_t phase_id, const struct sample *smp);
-/* highest seq of the phase, 0 if none */
+/* highest seq of the phase (aborted samples included), 0 if none */
 int store_sample_last_seq(struct store *s, int64_t phase_id, int64_t *seq);
+/* samples of the phase that count (aborted ones left out), or -errno */
 int64_t store_sample_count(struct store *s, int64_t phase_id);
+/*
+ * A sweep point's measurement was interrupted: mark its stored samples
+ * aborted (schema 4) so no figure mixes them with the measurement that
+ * replaces it.  Returns the number of samples marked, or -errno.
+ */
+int store_samples_abort_point(struct store *s, int64_t phase_id, int point);
 
 enum {
-	STORE_WITH_HISTS = 1 << 0, /* decode r_hist/w_hist into sample.hist[] */
+	STORE_WITH_HISTS = 1 << 0,   /* decode r_hist/w_hist into sample.hist[] */
+	STORE_WITH_ABORTED = 1 << 1, /* include the samples of aborted sweep points */
 };
 
-/* Each sample of a phase in seq order (from seq >= @from_seq).  The sample
- * and its histograms are only valid during the callback. */
+/* Each sample of a phase in seq order (from seq >= @from_seq), without the
+ * aborted ones unless STORE_WITH_ABORTED.  The sample and its histograms
+ * are only valid during the callback. */
 int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, unsigned int flags,
 			  int (*cb)(void *ctx, const struct sample *smp), void *ctx);
-/* One metric of every full (not partial) sample of a phase - the rounds of
- * the steady-state judgement - in seq order; *vals malloc'd. */
+/* One metric of every full (not partial, not aborted) sample of a phase -
+ * the rounds of the steady-state judgement - in seq order; *vals malloc'd. */
 int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double **vals,
 		 size_t *n);
 

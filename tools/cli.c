@@ -231,7 +231,10 @@ int cli_pick_phase(struct cli *cli, int64_t run_id, const struct store_phase *ph
 				continue;
 			int64_t last = 0;
 
-			if (!store_sample_last_seq(s, phases[i].id, &last) && last > 0) {
+			/* a query that fails is an error, never "no samples" */
+			if ((r = store_sample_last_seq(s, phases[i].id, &last)))
+				return cli_error(CLI_USAGE, "%s", store_errmsg(s));
+			if (last > 0) {
 				best = i;
 				break;
 			}

@@ -619,8 +619,14 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 
 	for (size_t i = 0; i < nphases; i++) {
 		const struct store_phase *p = &phases[i];
+		int64_t nsamples = store_sample_count(s, p->id);
 
-		if (!strcmp(p->kind, "precondition") && store_sample_count(s, p->id) > 0) {
+		/* a query that fails is an error: the verdict is never silently left out */
+		if (nsamples < 0) {
+			r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
+			goto out;
+		}
+		if (!strcmp(p->kind, "precondition") && nsamples > 0) {
 			struct judge_opts jo;
 
 			judge_opts_init(&jo);
