@@ -635,7 +635,7 @@ static void worker_loop(struct worker *w)
 	for (;;) {
 		struct io_uring_cqe *cqe;
 		uint64_t g = atomic_load_explicit(&w->gen_req, memory_order_acquire);
-		unsigned int head, n = 0, wait_nr;
+		unsigned int head, n = 0, wait_nr, ready;
 		int r;
 
 		if (unlikely(g != w->gen_seen))
@@ -655,11 +655,21 @@ static void worker_loop(struct worker *w)
 			engine_set_stop(e, ENGINE_STOP_ERROR);
 			break;
 		}
+		/*
+		 * Only the completions that are there before the clock is read:
+		 * io_uring_for_each_cqe re-reads the tail, and an I/O re-issued
+		 * in this loop (stamped with this same time, submitted by prep()
+		 * once a batch is full) could complete before the loop ends and
+		 * be recorded with a latency of 0.
+		 */
+		ready = io_uring_cq_ready(&w->ring);
 		now = mono_ns();
 		if (unlikely(now >= atomic_load_explicit(&e->deadline_ns, memory_order_relaxed)))
 			w->stopping = true;
 		io_uring_for_each_cqe(&w->ring, head, cqe)
 		{
+			if (n == ready)
+				break;
 			/* liburing's own timeout on kernels without EXT_ARG
 			 * (LIBURING_UDATA_TIMEOUT) is not one of our slots */
 			if (likely(cqe->user_data < e->job.iodepth))
