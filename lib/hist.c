@@ -82,17 +82,34 @@ double hist_stddev(const struct hist *h)
 	return var > 0.0 ? sqrt(var) : 0.0;
 }
 
+uint64_t hist_rank(uint64_t count, double pct)
+{
+	/* pct as an exact integer in units of 1e-7 %: every percentile a
+	 * person types (99.9, 99.99, 99.999) is exact there, and the rank is
+	 * then integer arithmetic.  ceil(0.999 * 1000) in doubles is 1000, not
+	 * 999: p99.9 of 1000 values was the maximum. */
+	unsigned __int128 scaled, den = 1000000000ULL; /* 100 % = 1e9 units */
+	uint64_t units, rank;
+
+	if (!count || !(pct > 0.0 && pct <= 100.0))
+		return 0;
+	units = (uint64_t)llround(pct * 1e7);
+	scaled = (unsigned __int128)units * count;
+	rank = (uint64_t)((scaled + den - 1) / den);
+	if (rank < 1)
+		rank = 1;
+	if (rank > count)
+		rank = count;
+	return rank;
+}
+
 uint64_t hist_percentile(const struct hist *h, double pct)
 {
 	uint64_t rank, seen = 0, v;
 
 	if (!h->count || !(pct > 0.0 && pct <= 100.0))
 		return 0;
-	rank = (uint64_t)ceil(pct / 100.0 * (double)h->count);
-	if (rank < 1)
-		rank = 1;
-	if (rank > h->count)
-		rank = h->count;
+	rank = hist_rank(h->count, pct);
 	for (unsigned int i = 0; i < HIST_NBUCKETS; i++) {
 		seen += h->buckets[i];
 		if (seen < rank)

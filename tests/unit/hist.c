@@ -155,7 +155,7 @@ static void test_percentiles(void)
 	}
 	qsort(vals, N, sizeof(vals[0]), cmp_u64);
 	for (size_t k = 0; k < sizeof(pcts) / sizeof(pcts[0]); k++) {
-		size_t rank = (size_t)ceil(pcts[k] / 100.0 * N);
+		size_t rank = (size_t)hist_rank(N, pcts[k]);
 		double want = (double)vals[rank - 1], got = (double)hist_percentile(&h, pcts[k]);
 
 		if (fabs(got - want) / want > 1.0 / 128.0) {
@@ -164,6 +164,39 @@ static void test_percentiles(void)
 		}
 	}
 	ok(!bad, "percentiles within 1/128 of the exact order statistic");
+}
+
+/* The rank of every stored percentile for every n up to 10^5, against
+ * ceil(num/den * n) in exact integers (p99.9 = 999/1000): the double
+ * formula ceil(99.9 / 100.0 * n) is one too high for n = 1000, 2000, ... */
+static void test_ranks(void)
+{
+	static const struct {
+		double pct;
+		uint64_t num, den;
+	} p[] = { { 50, 1, 2 },        { 90, 9, 10 },          { 99, 99, 100 },
+		  { 99.9, 999, 1000 }, { 99.99, 9999, 10000 }, { 100, 1, 1 },
+		  { 1, 1, 100 },       { 99.999, 99999, 100000 } };
+	int bad = 0;
+
+	for (size_t k = 0; k < sizeof(p) / sizeof(p[0]); k++)
+		for (uint64_t n = 1; n <= 100000; n++) {
+			uint64_t want = (p[k].num * n + p[k].den - 1) / p[k].den;
+
+			if (!want)
+				want = 1;
+			if (hist_rank(n, p[k].pct) != want && bad++ < 5)
+				diag("p%g of %llu: rank %llu, want %llu", p[k].pct,
+				     (unsigned long long)n,
+				     (unsigned long long)hist_rank(n, p[k].pct),
+				     (unsigned long long)want);
+		}
+	ok(!bad, "every percentile's rank is exact for every n up to 10^5 (%d wrong)", bad);
+	is_u64(hist_rank(1000, 99.9), 999, "p99.9 of 1000 values is the 999th");
+	is_u64(hist_rank(UINT64_MAX, 100), UINT64_MAX, "p100 of 2^64-1 values is the last");
+	is_u64(hist_rank(UINT64_MAX, 50), UINT64_MAX / 2 + 1, "p50 of 2^64-1 values without overflow");
+	is_u64(hist_rank(0, 50), 0, "no values: rank 0");
+	is_u64(hist_rank(10, 0), 0, "p0: out of range");
 }
 
 static void test_merge(void)
@@ -284,6 +317,7 @@ int main(void)
 	test_buckets();
 	test_moments();
 	test_percentiles();
+	test_ranks();
 	test_merge();
 	test_serialize();
 	return done_testing();
