@@ -3,8 +3,12 @@
  * control: the control socket.  One JSON object per line each way.  Peers
  * must be root, the daemon's own user or in the "plateau" group
  * (SO_PEERCRED, SO_PEERGROUPS);
- * every request is length-checked and validated field by field before
- * anything is done, and a bad request gets an error, never a crash.
+ * every request is length-checked, must be strict JSON (RFC 8259) in UTF-8
+ * without NUL characters, and is validated field by field before anything
+ * is done; a bad request gets an error, never a crash.  Replies are queued
+ * per connection and sent as the peer reads them: a peer that does not
+ * read never holds up the loop, and is dropped once CONTROL_OUTPUT_MAX
+ * bytes wait for it.
  *
  *   {"cmd":"start","plan":TEXT[,"file":NAME][,"dry_run":BOOL]}
  *   {"cmd":"stop","run":N}
@@ -15,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <limits.h>
@@ -29,6 +34,7 @@
 #include <json-c/json.h>
 #include <systemd/sd-daemon.h>
 
+#include "control.h"
 #include "erase.h"
 #include "plan.h"
 #include "guard.h"
@@ -42,7 +48,11 @@ struct client {
 	sd_event_source *src;
 	char *buf;
 	size_t len, cap;
-	bool closing;
+	char *out; /* replies not sent yet: out[off..olen) */
+	size_t off, olen, ocap;
+	uint32_t events;
+	bool closing;  /* close now */
+	bool draining; /* read no more; close once the replies are out */
 	uid_t uid;
 	pid_t pid;
 	int64_t last_ns; /* last time it sent anything */
@@ -65,30 +75,127 @@ static void client_free(struct client *c)
 	close(c->fd);
 	c->m->nclients--;
 	free(c->buf);
+	free(c->out);
 	free(c);
 }
 
-/* Write a whole reply line; the socket is blocking for writes with a
- * timeout, so a stuck peer cannot hold the loop for long. */
-static void client_reply(struct client *c, json_object *o)
+/*
+ * Length of the valid UTF-8 sequence (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF) at @s, or 0.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n)
 {
-	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							       JSON_C_TO_STRING_NOSLASHESCAPE);
-	size_t n = strlen(s), off = 0;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
 
-	while (off < n) {
-		ssize_t w = send(c->fd, s + off, n - off, MSG_NOSIGNAL);
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
 
+/* What the peer has not taken yet, and the events to wait for. */
+static void client_flush(struct client *c)
+{
+	uint32_t want;
+
+	while (c->off < c->olen && !c->closing) {
+		ssize_t w = send(c->fd, c->out + c->off, c->olen - c->off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			break;
 		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			c->closing = true;
+			c->closing = true; /* the peer is gone */
 			break;
 		}
-		off += (size_t)w;
+		c->off += (size_t)w;
 	}
-	if (!c->closing && send(c->fd, "\n", 1, MSG_NOSIGNAL) != 1)
+	if (c->off == c->olen)
+		c->off = c->olen = 0;
+	want = (c->draining ? 0 : EPOLLIN) | (c->off < c->olen ? EPOLLOUT : 0);
+	if (!c->closing && want != c->events && want &&
+	    sd_event_source_set_io_events(c->src, want) >= 0)
+		c->events = want;
+}
+
+/*
+ * Queue a whole reply line and send what the socket takes now; never
+ * waits.  Bytes that are not UTF-8 (a cut path in a reason, a file name
+ * from the system) go out as '?': every reply is valid UTF-8 and valid JSON.
+ */
+static void client_reply(struct client *c, json_object *o)
+{
+	const unsigned char *s = (const unsigned char *)json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t n = strlen((const char *)s);
+	bool waiting = c->off < c->olen;
+
+	if (c->closing)
+		goto out;
+	if (c->olen - c->off > CONTROL_OUTPUT_MAX) {
+		log_msg(4, "dropping the control connection of uid %u (pid %d): %zu bytes of "
+			   "replies unread (at most %d)",
+			(unsigned)c->uid, (int)c->pid, c->olen - c->off, CONTROL_OUTPUT_MAX);
 		c->closing = true;
+		goto out;
+	}
+	if (c->off) {
+		memmove(c->out, c->out + c->off, c->olen - c->off);
+		c->olen -= c->off;
+		c->off = 0;
+	}
+	if (c->ocap - c->olen < n + 1) {
+		size_t cap = c->olen + n + 1 + 4096;
+		char *b = realloc(c->out, cap);
+
+		if (!b) {
+			log_msg(3, "out of memory for a reply to uid %u; closing", (unsigned)c->uid);
+			c->closing = true;
+			goto out;
+		}
+		c->out = b;
+		c->ocap = cap;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq(s + i, n - i);
+
+		if (!k) {
+			c->out[c->olen++] = '?';
+			i++;
+			continue;
+		}
+		memcpy(c->out + c->olen, s + i, k);
+		c->olen += k;
+		i += k;
+	}
+	c->out[c->olen++] = '\n';
+	/* with replies already waiting, EPOLLOUT says when the peer reads */
+	if (!waiting)
+		client_flush(c);
+out:
 	json_object_put(o);
 }
 
@@ -269,6 +376,51 @@ static void do_stop(struct client *c, json_object *req)
 	client_reply(c, o);
 }
 
+/* @path's directory, as an entry of @cf's deny list */
+static void files_deny_dir(struct control_files *cf, size_t *n, const char *path)
+{
+	char *d;
+
+	if (!*path || *n >= CONTROL_DENY_MAX)
+		return;
+	snprintf(cf->paths[*n], sizeof(cf->paths[0]), "%s", path);
+	d = dirname(cf->paths[*n]);
+	if (d != cf->paths[*n])
+		snprintf(cf->paths[*n], sizeof(cf->paths[0]), "%s", d);
+	cf->deny[*n] = cf->paths[*n];
+	(*n)++;
+}
+
+void control_files_init(const struct manager *m, uid_t uid, struct control_files *cf)
+{
+	static const char *const db_files[] = { "", "-wal", "-shm", "-journal", ".lock" };
+	size_t n = 0;
+
+	memset(cf, 0, sizeof(*cf));
+	for (size_t i = 0; i < m->nfile_targets; i++)
+		cf->dirs[i] = m->file_targets[i];
+	cf->gf.dirs = cf->dirs;
+	cf->gf.ndirs = m->nfile_targets;
+	cf->gf.owner_uid = uid;
+	/* every file SQLite and the instance lock keep beside the database */
+	for (size_t i = 0; i < sizeof(db_files) / sizeof(db_files[0]); i++) {
+		snprintf(cf->paths[n], sizeof(cf->paths[0]), "%s%s", m->db_path, db_files[i]);
+		cf->deny[n] = cf->paths[n];
+		n++;
+	}
+	if (*m->prom_path) {
+		snprintf(cf->paths[n], sizeof(cf->paths[0]), "%s", m->prom_path);
+		cf->deny[n] = cf->paths[n];
+		n++;
+	}
+	/* a hook runs as root (or hook_user): nothing beside it is written */
+	files_deny_dir(cf, &n, m->hook);
+	for (size_t i = 0; i < m->nhook_defs; i++)
+		files_deny_dir(cf, &n, m->hook_defs[i].path);
+	cf->deny[n] = NULL;
+	cf->gf.deny_paths = cf->deny;
+}
+
 static json_object *identity_json(const struct target_identity *id)
 {
 	json_object *o = json_object_new_object();
@@ -300,6 +452,9 @@ static void do_start(struct client *c, json_object *req)
 	bool dry_run = false;
 	char err[1024], desc[1024], host[128] = "", cmd[256];
 	struct runner_requester who;
+	/* static: the loop is one thread, and this is 40 KiB */
+	static struct control_files files_buf;
+	struct control_files *files = &files_buf;
 	struct plan plan;
 	int64_t run_id;
 	int ret;
@@ -315,10 +470,6 @@ static void do_start(struct client *c, json_object *req)
 		return;
 	}
 	text = json_object_get_string(v);
-	if (strlen(text) != (size_t)json_object_get_string_len(v)) {
-		client_error(c, "field 'plan': NUL byte in the plan text");
-		return;
-	}
 	if (json_object_object_get_ex(req, "file", &v)) {
 		if (!json_object_is_type(v, json_type_string) || !*json_object_get_string(v)) {
 			client_error(c, "field 'file': expected the plan's file name as a string");
@@ -352,9 +503,10 @@ static void do_start(struct client *c, json_object *req)
 			     plan.database, c->m->db_path);
 		goto out;
 	}
-	/* the one gate (guard.h): identity, every use, the locks; a dry run
-	 * probes them and holds nothing */
-	ret = runner_guard_open(&plan, dry_run ? GUARD_PROBE : 0, 0, NULL, &g);
+	/* the one gate (guard.h): identity, every use, the locks, and where a
+	 * regular file may be; a dry run probes them and holds nothing */
+	control_files_init(c->m, c->uid, files);
+	ret = runner_guard_open(&plan, dry_run ? GUARD_PROBE : 0, 0, &files->gf, &g);
 	if (ret) {
 		client_refusal(c, &g);
 		guard_close(&g);
@@ -471,25 +623,269 @@ static void do_list(struct client *c, json_object *req)
 	client_reply(c, o);
 }
 
+/*
+ * RFC 8259, strictly: json-c's tokener, even with JSON_TOKENER_STRICT,
+ * takes NaN, Infinity, "1.", raw control characters in strings, lone
+ * surrogates and overlong UTF-8.  This checks the line first and says where
+ * it is wrong, never quoting the bytes.
+ */
+#define CONTROL_JSON_DEPTH 16
+
+struct jcheck {
+	const unsigned char *s;
+	size_t n, i;
+	unsigned int depth;
+	const char *why;
+};
+
+static int jfail(struct jcheck *j, const char *why)
+{
+	j->why = why;
+	return -EINVAL;
+}
+
+static void jws(struct jcheck *j)
+{
+	while (j->i < j->n && strchr(" \t\r\n", j->s[j->i]) && j->s[j->i])
+		j->i++;
+}
+
+static int jhex4(struct jcheck *j, unsigned int *cp)
+{
+	*cp = 0;
+	for (int k = 0; k < 4; k++, j->i++) {
+		unsigned char ch = j->i < j->n ? j->s[j->i] : 0;
+
+		if (ch >= '0' && ch <= '9')
+			*cp = *cp * 16 + (ch - '0');
+		else if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
+			*cp = *cp * 16 + ((ch | 0x20) - 'a' + 10);
+		else
+			return jfail(j, "a \\u escape needs four hex digits");
+	}
+	return 0;
+}
+
+/* NUL is refused in a field name here, in a value by its field (below) */
+static int jstring(struct jcheck *j, bool key)
+{
+	j->i++; /* the opening quote */
+	while (j->i < j->n) {
+		unsigned char ch = j->s[j->i];
+		unsigned int cp, lo;
+		size_t k;
+
+		if (ch == '"') {
+			j->i++;
+			return 0;
+		}
+		if (ch < 0x20)
+			return jfail(j, "a control character in a string (escape it)");
+		if (ch >= 0x80) {
+			k = utf8_seq(j->s + j->i, j->n - j->i);
+			if (!k)
+				return jfail(j, "not UTF-8");
+			j->i += k;
+			continue;
+		}
+		j->i++;
+		if (ch != '\\')
+			continue;
+		ch = j->i < j->n ? j->s[j->i] : 0;
+		if (ch && strchr("\"\\/bfnrt", ch)) {
+			j->i++;
+			continue;
+		}
+		if (ch != 'u')
+			return jfail(j, "an unknown escape in a string");
+		j->i++;
+		if (jhex4(j, &cp))
+			return -EINVAL;
+		if (!cp && key)
+			return jfail(j, "a NUL character (\\u0000) in a field name");
+		if (cp >= 0xdc00 && cp <= 0xdfff)
+			return jfail(j, "a lone UTF-16 surrogate in a string");
+		if (cp >= 0xd800 && cp <= 0xdbff) {
+			if (j->i + 2 > j->n || j->s[j->i] != '\\' || j->s[j->i + 1] != 'u')
+				return jfail(j, "a lone UTF-16 surrogate in a string");
+			j->i += 2;
+			if (jhex4(j, &lo))
+				return -EINVAL;
+			if (lo < 0xdc00 || lo > 0xdfff)
+				return jfail(j, "a lone UTF-16 surrogate in a string");
+		}
+	}
+	return jfail(j, "a string without its closing quote");
+}
+
+static bool jdigit(struct jcheck *j)
+{
+	return j->i < j->n && j->s[j->i] >= '0' && j->s[j->i] <= '9';
+}
+
+static int jnumber(struct jcheck *j)
+{
+	if (j->s[j->i] == '-')
+		j->i++;
+	if (!jdigit(j))
+		return jfail(j, "a number needs a digit");
+	if (j->s[j->i] == '0')
+		j->i++;
+	else
+		while (jdigit(j))
+			j->i++;
+	if (j->i < j->n && j->s[j->i] == '.') {
+		j->i++;
+		if (!jdigit(j))
+			return jfail(j, "a number needs a digit after '.'");
+		while (jdigit(j))
+			j->i++;
+	}
+	if (j->i < j->n && (j->s[j->i] | 0x20) == 'e') {
+		j->i++;
+		if (j->i < j->n && (j->s[j->i] == '+' || j->s[j->i] == '-'))
+			j->i++;
+		if (!jdigit(j))
+			return jfail(j, "a number needs a digit in its exponent");
+		while (jdigit(j))
+			j->i++;
+	}
+	return 0;
+}
+
+static int jvalue(struct jcheck *j)
+{
+	static const char *const lits[] = { "true", "false", "null" };
+	unsigned char open;
+
+	jws(j);
+	if (j->i >= j->n)
+		return jfail(j, "the line ends where a value should be");
+	open = j->s[j->i];
+	if (open == '"')
+		return jstring(j, false);
+	if (open == '-' || (open >= '0' && open <= '9'))
+		return jnumber(j);
+	for (size_t k = 0; k < 3; k++)
+		if (j->n - j->i >= strlen(lits[k]) &&
+		    !memcmp(j->s + j->i, lits[k], strlen(lits[k]))) {
+			j->i += strlen(lits[k]);
+			return 0;
+		}
+	if (open != '{' && open != '[')
+		return jfail(j, "unexpected character (expected a value)");
+	if (++j->depth > CONTROL_JSON_DEPTH)
+		return jfail(j, "nesting deeper than 16 levels");
+	j->i++;
+	jws(j);
+	if (j->i < j->n && j->s[j->i] == (open == '{' ? '}' : ']')) {
+		j->i++;
+		j->depth--;
+		return 0;
+	}
+	for (;;) {
+		if (open == '{') {
+			jws(j);
+			if (j->i >= j->n || j->s[j->i] != '"')
+				return jfail(j, "expected a field name in double quotes");
+			if (jstring(j, true))
+				return -EINVAL;
+			jws(j);
+			if (j->i >= j->n || j->s[j->i] != ':')
+				return jfail(j, "expected ':' after a field name");
+			j->i++;
+		}
+		if (jvalue(j))
+			return -EINVAL;
+		jws(j);
+		if (j->i < j->n && j->s[j->i] == ',') {
+			j->i++;
+			continue;
+		}
+		if (j->i < j->n && j->s[j->i] == (open == '{' ? '}' : ']')) {
+			j->i++;
+			j->depth--;
+			return 0;
+		}
+		return jfail(j, open == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
+	}
+}
+
+/* 0, or -EINVAL with "WHAT at byte N" in @why */
+static int json_strict(const char *line, size_t len, char *why, size_t whylen)
+{
+	struct jcheck j = { .s = (const unsigned char *)line, .n = len };
+
+	if (!jvalue(&j)) {
+		jws(&j);
+		if (j.i == j.n)
+			return 0;
+		j.why = "trailing data";
+	}
+	snprintf(why, whylen, "%s at byte %zu", j.why, j.i + 1);
+	return -EINVAL;
+}
+
+/* The name of the first field holding a string with a NUL character in
+ * it ("plan", "a.b"), or NULL; json-c keeps such strings whole, but
+ * every C string use of them would cut them short. */
+static bool json_nul(json_object *o, char *field, size_t len)
+{
+	size_t n = strlen(field);
+
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		return strlen(json_object_get_string(o)) != (size_t)json_object_get_string_len(o);
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			if (json_nul(json_object_array_get_idx(o, i), field, len))
+				return true;
+		return false;
+	case json_type_object: {
+		json_object_object_foreach(o, key, val)
+		{
+			snprintf(field + n, len - n, "%s%s", n ? "." : "", key);
+			if (json_nul(val, field, len))
+				return true;
+			field[n] = '\0';
+		}
+		return false;
+	}
+	default:
+		return false;
+	}
+}
+
 static void client_request(struct client *c, const char *line, size_t len)
 {
-	struct json_tokener *tok = json_tokener_new_ex(16);
-	json_object *req, *cmd;
+	struct json_tokener *tok;
+	json_object *req = NULL, *cmd;
+	char why[128], field[256] = "";
 	const char *name;
 
+	if (json_strict(line, len, why, sizeof(why))) {
+		client_error(c, "malformed JSON (%s): send one object per line", why);
+		return;
+	}
+	tok = json_tokener_new_ex(CONTROL_JSON_DEPTH);
 	if (!tok) {
 		client_error(c, "out of memory");
 		return;
 	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	req = json_tokener_parse_ex(tok, line, (int)len);
 	if (!req || json_tokener_get_error(tok) != json_tokener_success ||
-	    tok->char_offset < (int)len) {
+	    json_tokener_get_parse_end(tok) < len) {
 		client_error(c, "malformed JSON (%s): send one object per line",
 			     req ? "trailing data" : json_tokener_error_desc(json_tokener_get_error(tok)));
 		goto out;
 	}
 	if (!json_object_is_type(req, json_type_object)) {
 		client_error(c, "expected a JSON object");
+		goto out;
+	}
+	if (json_nul(req, field, sizeof(field))) {
+		client_error(c, "field '%s': a NUL character (\\u0000) in the string", field);
 		goto out;
 	}
 	if (!json_object_object_get_ex(req, "cmd", &cmd) || !json_object_is_type(cmd, json_type_string)) {
@@ -512,68 +908,85 @@ out:
 	json_tokener_free(tok);
 }
 
-static int on_client(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+/* One request line (without its newline). */
+static void client_line(struct client *c, const char *line, size_t len)
 {
-	struct client *c = userdata;
+	if (memchr(line, '\0', len))
+		client_error(c, "NUL byte in the request");
+	else if (len)
+		client_request(c, line, len);
+}
+
+/* What the peer sent: every whole line is answered, in order. */
+static void client_read(struct client *c)
+{
 	ssize_t n;
 
-	(void)s;
-	(void)revents;
 	if (c->cap - c->len < 4096) {
 		size_t cap = c->cap ? c->cap * 2 : 8192;
 		char *b;
 
-		if (cap > PLATEAUD_REQUEST_MAX + 4096)
-			cap = PLATEAUD_REQUEST_MAX + 4096;
+		if (cap > CONTROL_REQUEST_MAX + 4096)
+			cap = CONTROL_REQUEST_MAX + 4096;
 		b = cap > c->cap ? realloc(c->buf, cap) : c->buf;
 		if (!b) {
-			client_free(c);
-			return 0;
+			c->closing = true;
+			return;
 		}
 		c->buf = b;
 		c->cap = cap;
 	}
-	n = recv(fd, c->buf + c->len, c->cap - c->len, 0);
+	n = recv(c->fd, c->buf + c->len, c->cap - c->len, MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	if (n <= 0) {
-		/* a last request without its newline, then EOF: still answered */
-		if (n == 0 && c->len && c->len <= PLATEAUD_REQUEST_MAX &&
-		    !memchr(c->buf, '\0', c->len))
-			client_request(c, c->buf, c->len);
-		client_free(c);
-		return 0;
+		return;
+	if (n < 0) {
+		c->closing = true;
+		return;
+	}
+	if (n == 0) {
+		/* EOF: a last request without its newline is still answered */
+		if (c->len)
+			client_line(c, c->buf, c->len);
+		c->len = 0;
+		c->draining = true;
+		client_flush(c);
+		return;
 	}
 	c->last_ns = now_ns();
 	c->len += (size_t)n;
-	for (;;) {
+	while (!c->closing && !c->draining) {
 		char *nl = memchr(c->buf, '\n', c->len);
 		size_t used;
 
-		if (!nl) {
-			if (c->len > PLATEAUD_REQUEST_MAX) {
-				client_error(c, "request longer than %d bytes; closing",
-					     PLATEAUD_REQUEST_MAX);
-				c->closing = true;
-			}
+		if (!nl && c->len <= CONTROL_REQUEST_MAX)
+			break;
+		used = nl ? (size_t)(nl - c->buf) + 1 : c->len;
+		if (!nl || used - 1 > CONTROL_REQUEST_MAX) {
+			/* what follows is the rest of that line: answer, then close */
+			client_error(c, "request longer than %d bytes; closing", CONTROL_REQUEST_MAX);
+			c->draining = true;
+			client_flush(c);
 			break;
 		}
-		used = (size_t)(nl - c->buf) + 1;
-		if (used - 1 > PLATEAUD_REQUEST_MAX) {
-			client_error(c, "request longer than %d bytes; closing", PLATEAUD_REQUEST_MAX);
-			c->closing = true;
-			break;
-		}
-		if (memchr(c->buf, '\0', used - 1))
-			client_error(c, "NUL byte in the request");
-		else if (used > 1)
-			client_request(c, c->buf, used - 1);
+		client_line(c, c->buf, used - 1);
 		memmove(c->buf, c->buf + used, c->len - used);
 		c->len -= used;
-		if (c->closing)
-			break;
 	}
-	if (c->closing)
+}
+
+static int on_client(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct client *c = userdata;
+
+	(void)s;
+	(void)fd;
+	if (revents & EPOLLOUT)
+		client_flush(c);
+	if (!c->closing && !c->draining && (revents & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		client_read(c);
+	else if (c->draining && (revents & (EPOLLHUP | EPOLLERR)))
+		client_flush(c); /* the send fails: nobody will read the rest */
+	if (c->closing || (c->draining && c->off == c->olen))
 		client_free(c);
 	return 0;
 }
@@ -606,14 +1019,13 @@ static bool peer_allowed(struct manager *m, int fd, struct ucred *cred)
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
-	struct timeval tv = { .tv_sec = 5 };
 	struct ucred cred = { 0 };
 	struct client *c;
 	int cfd;
 
 	(void)s;
 	(void)revents;
-	cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+	cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (cfd < 0)
 		return 0;
 	if (!peer_allowed(m, cfd, &cred)) {
@@ -633,7 +1045,6 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		close(cfd);
 		return 0;
 	}
-	(void)setsockopt(cfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		close(cfd);
@@ -644,6 +1055,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	c->uid = cred.uid;
 	c->pid = cred.pid;
 	c->last_ns = now_ns();
+	c->events = EPOLLIN;
 	c->next = clients;
 	clients = c;
 	m->nclients++;

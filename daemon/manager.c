@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* manager: the runs in progress, their worker threads, status and resume. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "control.h"
 #include "plan.h"
 #include "plateaud.h"
 
@@ -117,6 +119,12 @@ static void *drun_thread(void *arg)
 	return NULL;
 }
 
+/* a run and the file-target rule its runner uses for as long as it lives */
+struct drun_box {
+	struct drun r;
+	struct control_files files;
+};
+
 static void drun_free(struct drun *r)
 {
 	if (!r)
@@ -124,16 +132,18 @@ static void drun_free(struct drun *r)
 	runner_free(r->runner);
 	store_close(r->store);
 	pthread_mutex_destroy(&r->lock);
-	free(r);
+	free((struct drun_box *)((char *)r - offsetof(struct drun_box, r)));
 }
 
 int manager_start_run(struct manager *m, int64_t run_id, const struct runner_event *created,
 		      struct guard *g, char *err, size_t errlen)
 {
 	struct store_run run = { 0 };
+	struct drun_box *box;
 	struct plan plan;
 	struct drun *r;
 	char perr[512];
+	uid_t owner;
 	int ret;
 
 	ret = store_run_get(m->store, run_id, &run);
@@ -141,12 +151,19 @@ int manager_start_run(struct manager *m, int64_t run_id, const struct runner_eve
 		snprintf(err, errlen, "%s", store_errmsg(m->store));
 		return ret;
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
+	box = calloc(1, sizeof(*box));
+	if (!box) {
 		store_run_clear(&run);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	r = &box->r;
+	/* a resume opens the gate again with the rights of whoever asked for
+	 * the run; not known: root's files only */
+	owner = run.requester_uid >= 0 && run.requester_uid < (int64_t)(uid_t)-1
+			? (uid_t)run.requester_uid
+			: 0;
+	control_files_init(m, owner, &box->files);
 	r->m = m;
 	r->id = run_id;
 	snprintf(r->name, sizeof(r->name), "%s", run.name);
@@ -172,6 +189,8 @@ int manager_start_run(struct manager *m, int64_t run_id, const struct runner_eve
 	ret = store_open(m->db_path, 0, &r->store, err, errlen);
 	if (!ret && runner_new(r->store, run_id, &drun_ops, r, &r->runner))
 		ret = -ENOMEM;
+	if (!ret)
+		runner_set_files(r->runner, &box->files.gf);
 	/* the descriptor and locks the start request was checked with */
 	if (!ret && g)
 		runner_adopt_guard(r->runner, g);

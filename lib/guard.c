@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* guard: the one safety gate for every writer (see guard.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -372,6 +373,243 @@ static void guard_namespaces(struct guard *g)
 	}
 }
 
+/* the directories a file's path really goes through, up to the root */
+#define GUARD_ANCESTORS_MAX 128
+
+struct guard_ancestors {
+	size_t n;
+	dev_t dev[GUARD_ANCESTORS_MAX];
+	ino_t ino[GUARD_ANCESTORS_MAX];
+};
+
+/* Walk ".." from @dirfd to the root: the real tree, whatever path led here. */
+static int guard_ancestors(int dirfd, struct guard_ancestors *a)
+{
+	_cleanup_close_ int cur = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	a->n = 0;
+	if (cur < 0)
+		return -errno;
+	while (a->n < GUARD_ANCESTORS_MAX) {
+		int up;
+
+		if (fstat(cur, &st) < 0)
+			return -errno;
+		if (a->n && a->dev[a->n - 1] == st.st_dev && a->ino[a->n - 1] == st.st_ino)
+			return 0; /* ".." of the root is the root */
+		a->dev[a->n] = st.st_dev;
+		a->ino[a->n++] = st.st_ino;
+		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (up < 0)
+			return -errno;
+		close(cur);
+		cur = up;
+	}
+	return -ELOOP;
+}
+
+/* Is the file @st one of the entries of the directory @dirfd (a hard link)? */
+static int guard_dir_has(int dirfd, const struct stat *st)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	struct stat est;
+	DIR *d;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((de = readdir(d)))
+		if (fstatat(dirfd, de->d_name, &est, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    est.st_dev == st->st_dev && est.st_ino == st->st_ino) {
+			r = 1;
+			break;
+		}
+	closedir(d);
+	return r;
+}
+
+/*
+ * From the allowed directory @dirfd down @rel one component at a time,
+ * never following a symlink and never going up: the O_PATH descriptor of
+ * what it reaches, or -errno with the reason in @g.
+ */
+static int guard_walk(struct guard *g, int dirfd, const char *rel, int *parent)
+{
+	_cleanup_close_ int cur = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	char comp[256];
+	struct stat st;
+
+	*parent = -1;
+	if (cur < 0)
+		return -errno;
+	for (const char *s = rel; *s;) {
+		size_t n = strcspn(s, "/");
+		int next;
+
+		if (!n) {
+			s++;
+			continue;
+		}
+		if (n >= sizeof(comp)) {
+			guard_reason(g, "a component of its path is longer than %zu bytes",
+				     sizeof(comp) - 1);
+			return -ENAMETOOLONG;
+		}
+		memcpy(comp, s, n);
+		comp[n] = '\0';
+		s += n;
+		if (!strcmp(comp, "..")) {
+			guard_reason(g, "its path goes up ('..') out of a file_targets directory");
+			return -EPERM;
+		}
+		next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 || fstat(next, &st) < 0) {
+			int r = -errno;
+
+			if (next >= 0)
+				close(next);
+			guard_reason(g, "%s: %s", comp, strerror(-r));
+			return r;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			close(next);
+			guard_reason(g, "reached through a symlink (component '%s'): a file target of "
+					"plateaud is named by its real path",
+				     comp);
+			return -EPERM;
+		}
+		if (s[strspn(s, "/")] && !S_ISDIR(st.st_mode)) {
+			close(next);
+			guard_reason(g, "%s: %s", comp, strerror(ENOTDIR));
+			return -ENOTDIR;
+		}
+		if (!s[strspn(s, "/")]) {
+			*parent = cur;
+			cur = -1;
+			return next;
+		}
+		close(cur);
+		cur = next;
+	}
+	guard_reason(g, "it is a file_targets directory itself, not a file in it");
+	return -EISDIR;
+}
+
+/* rq->files: where plateaud may use a regular file (guard.h) */
+static int guard_file_rule(struct guard *g, const struct guard_files *f, const char *path,
+			   const struct stat *st)
+{
+	_cleanup_close_ int parent = -1, wfd = -1;
+	struct guard_ancestors *anc = NULL;
+	char list[512];
+	size_t off = 0;
+	struct stat wst;
+	int r;
+
+	/* the first allowed directory the path names, as a string: the walk
+	 * beneath it decides */
+	for (size_t i = 0; i < f->ndirs && wfd < 0; i++) {
+		const char *d = f->dirs[i];
+		size_t n = strlen(d);
+		_cleanup_close_ int dfd = -1;
+
+		while (n > 1 && d[n - 1] == '/')
+			n--;
+		if (strncmp(path, d, n) || (path[n] != '/' && d[n - 1] != '/'))
+			continue;
+		dfd = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0) {
+			r = -errno;
+			guard_reason(g, "file_targets directory %s: %s", d, strerror(-r));
+			guard_refuse(g, r);
+			return g->err;
+		}
+		wfd = guard_walk(g, dfd, path + n, &parent);
+		if (wfd < 0) {
+			guard_refuse(g, wfd);
+			return g->err;
+		}
+	}
+	if (wfd < 0) {
+		for (size_t i = 0; i < f->ndirs && off < sizeof(list); i++)
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? " " : "",
+						f->dirs[i]);
+		guard_reason(g, "a regular file is a target of plateaud only beneath plateaud.conf's "
+				"file_targets (%s)",
+			     f->ndirs ? list : "none set");
+		guard_refuse(g, -EPERM);
+		return g->err;
+	}
+	/* the walk must have reached the very file the name was opened as */
+	if (fstat(wfd, &wst) < 0 || wst.st_dev != st->st_dev || wst.st_ino != st->st_ino) {
+		guard_reason(g, "it changed while it was being checked");
+		guard_refuse(g, -ESTALE);
+		return g->err;
+	}
+	if (wst.st_uid != 0 && wst.st_uid != f->owner_uid) {
+		guard_reason(g, "it is owned by uid %u, not by the requester (uid %u) or root",
+			     (unsigned)wst.st_uid, (unsigned)f->owner_uid);
+		guard_refuse(g, -EPERM);
+	}
+	for (size_t i = 0; f->deny_paths && f->deny_paths[i]; i++) {
+		_cleanup_close_ int dfd = open(f->deny_paths[i], O_PATH | O_CLOEXEC);
+		struct stat dst;
+
+		if (dfd < 0 && (errno == ENOENT || errno == ENOTDIR))
+			continue; /* not there: nothing to be confused with */
+		if (dfd < 0 || fstat(dfd, &dst) < 0) {
+			guard_reason(g, "cannot tell it from %s: %s", f->deny_paths[i],
+				     strerror(errno));
+			guard_refuse(g, -errno);
+			continue;
+		}
+		if (!S_ISDIR(dst.st_mode)) {
+			if (dst.st_dev == wst.st_dev && dst.st_ino == wst.st_ino) {
+				guard_reason(g, "it is plateaud's own file %s (never a target)",
+					     f->deny_paths[i]);
+				guard_refuse(g, -EPERM);
+			}
+			continue;
+		}
+		if (!anc) {
+			anc = malloc(sizeof(*anc));
+			r = anc ? guard_ancestors(parent, anc) : -ENOMEM;
+			if (r < 0) {
+				guard_reason(g, "cannot tell which directories it is in: %s",
+					     strerror(-r));
+				guard_refuse(g, r);
+				break;
+			}
+		}
+		r = 0;
+		for (size_t k = 0; k < anc->n; k++)
+			if (anc->dev[k] == dst.st_dev && anc->ino[k] == dst.st_ino)
+				r = 1;
+		/* a hard link of a file in there is that file */
+		if (!r && wst.st_nlink > 1)
+			r = guard_dir_has(dfd, &wst);
+		if (r > 0) {
+			guard_reason(g, "it is in %s, a directory of plateaud's own files (never a "
+					"target)",
+				     f->deny_paths[i]);
+			guard_refuse(g, -EPERM);
+		} else if (r < 0) {
+			guard_reason(g, "cannot read %s: %s", f->deny_paths[i], strerror(-r));
+			guard_refuse(g, r);
+		}
+	}
+	free(anc);
+	return g->err;
+}
+
 int guard_open(const struct guard_req *rq, struct guard *g)
 {
 	bool writes = rq->flags & GUARD_WRITES, probe = rq->flags & GUARD_PROBE, busy = false;
@@ -411,6 +649,8 @@ int guard_open(const struct guard_req *rq, struct guard *g)
 		guard_refuse(g, -EINVAL);
 		return g->err;
 	}
+	if (S_ISREG(st.st_mode) && rq->files && guard_file_rule(g, rq->files, rq->path, &st))
+		return g->err;
 	fd = open_io(pfd, flags | O_CLOEXEC, &busy);
 	if (fd < 0 && (fd == -EINVAL || fd == -EOPNOTSUPP) && (flags & O_DIRECT) && !writes) {
 		/* reading the identity needs no O_DIRECT */

@@ -51,28 +51,78 @@ static void ctl_print_json(json_object *o)
 								 JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-static char *ctl_slurp(const char *path, size_t max)
+/* The first line of @s (@n bytes) that is not UTF-8, or 0. */
+static unsigned int ctl_bad_utf8_line(const unsigned char *s, size_t n)
+{
+	unsigned int line = 1;
+
+	for (size_t i = 0; i < n;) {
+		unsigned char lo, hi;
+		size_t len = 1;
+
+		if (s[i] == '\n')
+			line++;
+		if (s[i] >= 0xc2 && s[i] <= 0xdf)
+			len = 2;
+		else if (s[i] >= 0xe0 && s[i] <= 0xef)
+			len = 3;
+		else if (s[i] >= 0xf0 && s[i] <= 0xf4)
+			len = 4;
+		else if (s[i] >= 0x80)
+			return line;
+		lo = s[i] == 0xe0 ? 0xa0 : s[i] == 0xf0 ? 0x90 : 0x80;
+		hi = s[i] == 0xed ? 0x9f : s[i] == 0xf4 ? 0x8f : 0xbf;
+		if (len > 1 && (n - i < len || s[i + 1] < lo || s[i + 1] > hi))
+			return line;
+		for (size_t k = 2; k < len; k++)
+			if (s[i + k] < 0x80 || s[i + k] > 0xbf)
+				return line;
+		i += len;
+	}
+	return 0;
+}
+
+/*
+ * A plan file, as plateau check and plateau start read it: at most
+ * PLAN_TEXT_MAX bytes (plateaud takes any plan of that size), no NUL,
+ * UTF-8 (the daemon takes nothing else).  NULL with the reason in @why.
+ */
+static char *ctl_slurp(const char *path, char *why, size_t whylen, int *code)
 {
 	FILE *f = fopen(path, "r");
+	unsigned int line;
 	char *buf;
 	size_t n;
 
-	if (!f)
+	*code = CLI_USAGE;
+	if (!f) {
+		if (errno == ENOENT)
+			*code = CLI_NOTFOUND;
+		snprintf(why, whylen, "%s", strerror(errno));
 		return NULL;
-	buf = malloc(max + 1);
+	}
+	buf = malloc(PLAN_TEXT_MAX + 1);
 	if (!buf) {
 		fclose(f);
+		snprintf(why, whylen, "%s", strerror(ENOMEM));
 		return NULL;
 	}
-	n = fread(buf, 1, max + 1, f);
+	n = fread(buf, 1, PLAN_TEXT_MAX + 1, f);
 	fclose(f);
-	if (n > max || memchr(buf, '\0', n)) {
-		free(buf);
-		errno = n > max ? EFBIG : EILSEQ;
-		return NULL;
+	if (n > PLAN_TEXT_MAX)
+		snprintf(why, whylen, "larger than %d KiB; not a plan", PLAN_TEXT_MAX / 1024);
+	else if (memchr(buf, '\0', n))
+		snprintf(why, whylen, "NUL byte in the file; not a plan");
+	else if ((line = ctl_bad_utf8_line((const unsigned char *)buf, n)))
+		snprintf(why, whylen, "line %u is not UTF-8 text; a plan is UTF-8", line);
+	else if (!n)
+		snprintf(why, whylen, "empty file");
+	else {
+		buf[n] = '\0';
+		return buf;
 	}
-	buf[n] = '\0';
-	return buf;
+	free(buf);
+	return NULL;
 }
 
 int cmd_start(struct cli *cli, int argc, char **argv)
@@ -83,8 +133,8 @@ int cmd_start(struct cli *cli, int argc, char **argv)
 	};
 	json_object *req, *reply = NULL, *v;
 	bool dry_run = false;
-	char *text;
-	int opt, r;
+	char *text, why[128];
+	int opt, r, code;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -94,16 +144,9 @@ int cmd_start(struct cli *cli, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage("start");
-	text = ctl_slurp(argv[optind], 200 * 1024);
+	text = ctl_slurp(argv[optind], why, sizeof(why), &code);
 	if (!text)
-		return cli_error(errno == ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s: %s", argv[optind],
-				 errno == EFBIG    ? "larger than 200 KiB; not a plan"
-				 : errno == EILSEQ ? "NUL byte in the file; not a plan"
-						   : strerror(errno));
-	if (strlen(text) == 0) {
-		free(text);
-		return cli_error(CLI_USAGE, "%s: empty file", argv[optind]);
-	}
+		return cli_error(code, "%s: %s", argv[optind], why);
 	req = json_object_new_object();
 	json_object_object_add(req, "cmd", json_object_new_string("start"));
 	json_object_object_add(req, "plan", json_object_new_string(text));
@@ -359,17 +402,14 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 {
 	json_object *doc, *phases;
 	struct plan plan;
-	char err[1024], *text;
-	int r;
+	char err[1024], why[128], *text;
+	int r, code;
 
 	if (argc != 2)
 		return cli_usage("check");
-	text = ctl_slurp(argv[1], 200 * 1024);
+	text = ctl_slurp(argv[1], why, sizeof(why), &code);
 	if (!text)
-		return cli_error(errno == ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s: %s", argv[1],
-				 errno == EFBIG    ? "larger than 200 KiB; not a plan"
-				 : errno == EILSEQ ? "NUL byte in the file; not a plan"
-						   : strerror(errno));
+		return cli_error(code, "%s: %s", argv[1], why);
 	r = plan_parse(text, argv[1], &plan, err, sizeof(err));
 	free(text);
 	if (r) {
