@@ -652,6 +652,8 @@ static void runner_footprint(struct runner *r, struct engine_job *job)
 	job->size_bytes = r->plan.footprint_bytes;
 	job->interval_ns = r->plan.interval_ns;
 	job->io_timeout_ns = r->plan.io_timeout_ns;
+	/* the ring setup the benchmark measures (engine.h), not a bare ring */
+	job->ring_flags = ENGINE_RING_FLAGS_AUTO;
 	job->seed = (r->plan.seed ? r->plan.seed : 0x9E3779B97F4A7C15ULL * (uint64_t)r->run_id) ^
 		    (uint64_t)r->cur->seq;
 }

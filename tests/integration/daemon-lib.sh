@@ -6,7 +6,9 @@
 # that kills every daemon and helper the test started (by pid, never by
 # name), detaches the loop devices it attached, and removes $W.
 #
-#   daemon_start [ARGS...]     start plateaud on $DB/$SOCK (plus ARGS); $DPID
+#   daemon_start [ARGS...]     start plateaud on $DB/$SOCK (plus ARGS); $DPID;
+#                              without --config in ARGS, with $DCONF, which
+#                              allows regular-file targets in $W
 #   daemon_kill9 / daemon_term kill -9 / SIGTERM $DPID and reap it
 #   pctl ARGS...               the CLI on $DB/$SOCK
 #   wait_for SECS DESC CMD...  poll CMD every 50 ms until it succeeds
@@ -100,10 +102,18 @@ wait_for() {
 
 _daemon_up() { "$PLATEAU" --socket "$SOCK" status >/dev/null 2>&1; }
 
+# The daemon's settings unless a test gives its own --config: regular files
+# in $W are targets (plateaud refuses every regular file not beneath
+# plateaud.conf's file_targets).
+DCONF=$W/plateaud.conf
+printf '[daemon]\nfile_targets = %s\n' "$W" >"$DCONF"
+
 # daemon_start [ARGS...]: plateaud in the background; waits until it answers
 daemon_start() {
+	local conf=()
+	[[ " $* " == *" --config "* ]] || conf=(--config "$DCONF")
 	printf -- "--- plateaud %s (%(%T)T)\n" "$*" -1 >>"$LOG"
-	"$PLATEAUD" --db "$DB" --socket "$SOCK" "$@" >>"$LOG" 2>&1 &
+	"$PLATEAUD" --db "$DB" --socket "$SOCK" "${conf[@]}" "$@" >>"$LOG" 2>&1 &
 	DPID=$!
 	track "$DPID"
 	wait_for 10 "plateaud to answer on $SOCK" _daemon_up
