@@ -192,7 +192,7 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		O_TARGET = 0x100, O_PROFILE, O_RW, O_BSSPLIT, O_RWMIX, O_THREADS, O_IODEPTH,
 		O_INTERVAL, O_DURATION, O_STEADY, O_WINDOW, O_DATA, O_SLOPE, O_MAXR, O_METRIC,
 		O_FILLP, O_FILLBS, O_FOOT, O_OFFSET, O_SERIAL, O_NAME, O_SEED, O_ERASE, O_AFTER,
-		O_QUIET, O_IOTIMEOUT, O_YES, O_ABS,
+		O_QUIET, O_IOTIMEOUT, O_YES, O_PREWITH, O_ABS,
 	};
 	static const struct option opts[] = {
 		{ "target", required_argument, NULL, O_TARGET },
@@ -224,6 +224,7 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		{ "after-steady", required_argument, NULL, O_AFTER },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "yes", no_argument, NULL, O_YES },
+		{ "precondition-with", required_argument, NULL, O_PREWITH },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *v[O_ABS + 1 - O_TARGET] = { 0 };
@@ -233,7 +234,7 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 	struct plan pl;
 	struct runner *runner = NULL;
 	struct store *s = NULL;
-	char *plan = NULL, err[1024], host[128] = "", cmd[256];
+	char *plan = NULL, err[1024], host[128] = "", cmd[256], load[256] = "";
 	struct runner_requester who;
 	size_t len = 0;
 	int64_t run_id;
@@ -263,6 +264,11 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 	if ((!V(O_STEADY) || !strcmp(V(O_STEADY), "none")) && !V(O_DURATION) && !V(O_MAXR))
 		return cli_error(CLI_USAGE, "give --duration (or --max-rounds), or --steady to stop at "
 					    "steady state");
+	if (V(O_PREWITH) && strcmp(V(O_PREWITH), "write") && strcmp(V(O_PREWITH), "none"))
+		return cli_error(CLI_USAGE,
+				 "--precondition-with: expected write (a read workload's write variant) "
+				 "or none (the workload as given), not '%s'",
+				 V(O_PREWITH));
 	ctx.quiet = V(O_QUIET) != NULL;
 
 	/* a regular file is named by its path: its serial is read here, and the
@@ -316,6 +322,9 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		r = r ?: run_kv(&plan, &len, "bssplit = %s\n", V(O_BSSPLIT));
 	if (V(O_RWMIX))
 		r = r ?: run_kv(&plan, &len, "rwmix = %s\n", V(O_RWMIX));
+	if (V(O_PREWITH))
+		r = r ?: run_kv(&plan, &len, "write_variant = %s\n",
+				!strcmp(V(O_PREWITH), "write") ? "yes" : "no");
 	r = r ?: run_kv(&plan, &len, "threads = %s\niodepth = %s\nsteady = %s\n",
 			V(O_THREADS) ? V(O_THREADS) : "1", V(O_IODEPTH) ? V(O_IODEPTH) : "32",
 			V(O_STEADY) ? V(O_STEADY) : "none");
@@ -360,6 +369,20 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		return cli_error(CLI_REFUSED, "%s", msg);
 	}
 	id = g.id;
+	/* say what the load is: a read workload is run as its write variant
+	 * unless --precondition-with none (plateau.plan(5), write_variant) */
+	for (size_t i = 0; i < pl.nphases; i++)
+		if (pl.phases[i].kind == PLAN_PRECONDITION)
+			snprintf(load, sizeof(load), "%s%s%s", pl.phases[i].load.name,
+				 strcmp(pl.phases[i].load.name, pl.phases[i].workload.name)
+					 ? " (the write variant of "
+					 : "",
+				 strcmp(pl.phases[i].load.name, pl.phases[i].workload.name)
+					 ? pl.phases[i].workload.name
+					 : "");
+	if (*load && strchr(load, '('))
+		strncat(load, "; --precondition-with none runs it as given)",
+			sizeof(load) - strlen(load) - 1);
 	if (!V(O_YES) && plan_writes(&pl) && isatty(STDIN_FILENO) &&
 	    (g.id.kind != TARGET_FILE || V(O_ERASE)))
 		run_confirm(&g, V(O_ERASE) && strcmp(V(O_ERASE), "none"));
@@ -392,6 +415,8 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		return cli_error(CLI_USAGE, "%s", err);
 	}
 	printf("run %lld on %s (%s)\n", (long long)run_id, V(O_TARGET), id.serial);
+	if (*load)
+		printf("load %s\n", load);
 	fflush(stdout);
 	run_journal_start(run_id, V(O_TARGET), id.serial);
 	if (runner_new(s, run_id, &run_ops, &ctx, &runner)) {

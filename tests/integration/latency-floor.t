@@ -37,4 +37,36 @@ for load in "1 32 4k-randwrite" "2 16 4k-randwrite" "1 32 4k-randread"; do
 		"$load: the smallest latency recorded is ${3:-?} ns, not below 1 us"
 done
 
+# === a read workload: its write variant by default, the reads on request ===
+# the kernel's own counters of the loop device (/sys/block/loopN/stat:
+# reads completed is field 1, writes completed field 5)
+dev=${LOOPDEV#/dev/}
+kstat() { awk '{ print $1, $5 }' "/sys/block/$dev/stat"; }
+for mode in default none write; do
+	args=()
+	[ "$mode" = default ] || args=(--precondition-with "$mode")
+	set -- $(kstat)
+	r0=$1 w0=$2
+	out=$("$PLATEAU" --db "$W/read-$mode.db" run --yes --quiet --target "$LOOPDEV" \
+		--serial "$serial" --profile 4k-randread --threads 1 --iodepth 8 --interval 500ms \
+		--duration 1s "${args[@]}" 2>&1)
+	is "$?" 0 "4k-randread ($mode): plateau run completes"
+	set -- $(kstat)
+	reads=$(($1 - r0)) writes=$(($2 - w0))
+	if [ "$mode" = none ]; then
+		ok "$([ "$reads" -gt 1000 ] && [ "$writes" = 0 ] && echo 0 || echo 1)" \
+			"4k-randread (none): the kernel counted $reads reads and $writes writes"
+		like "$out" $'\nload 4k-randread\n' "4k-randread (none): the output names the load"
+	else
+		ok "$([ "$writes" -gt 1000 ] && [ "$reads" -lt 100 ] && echo 0 || echo 1)" \
+			"4k-randread ($mode): preconditioned with writes ($writes writes, $reads reads)"
+		like "$out" "load 4k-randread\\+write \\(the write variant of 4k-randread; --precondition-with none runs it as given\\)" \
+			"4k-randread ($mode): the output says the writes are the write variant"
+	fi
+done
+out=$("$PLATEAU" --db "$W/bad.db" run --target "$LOOPDEV" --serial "$serial" \
+	--profile 4k-randread --duration 1s --precondition-with reads 2>&1)
+is "$?" 2 "--precondition-with reads: exit 2"
+like "$out" "expected write .* or none .*, not 'reads'" "--precondition-with reads: says what it takes"
+
 done_testing
