@@ -26,7 +26,10 @@ chmod 0711 "$W"
 O=$W/out
 mkdir "$O" && chown nobody "$O"
 HOOKLOG=$O/hook.log
-cat >"$W/hook.sh" <<EOF
+# the hooks in a directory of their own (never beside a target)
+HD=$W/hooks
+mkdir "$HD"
+cat >"$HD/hook.sh" <<EOF
 #!/bin/sh
 # one record per call: every PLATEAU_* variable, then a separator
 if [ "\$PLATEAU_RUN_NAME" = events-a ]; then
@@ -48,23 +51,26 @@ if [ "\$PLATEAU_RUN_NAME" = events-hang ]; then
 fi
 exit 0
 EOF
-cat >"$W/planhook.sh" <<EOF
+cat >"$HD/planhook.sh" <<EOF
 #!/bin/sh
 echo "\$PLATEAU_RUN \$PLATEAU_EVENT" >>"$O/planhook.log"
 EOF
-chmod 0755 "$W/hook.sh" "$W/planhook.sh"
+chmod 0755 "$HD/hook.sh" "$HD/planhook.sh"
 # a plan's hook is a name of plateaud.conf's [hooks]; "open" is in a
 # world-writable directory
 mkdir -p "$W/open"
-cp "$W/planhook.sh" "$W/open/hook.sh"
+cp "$HD/planhook.sh" "$W/open/hook.sh"
 chmod 0777 "$W/open"
+mkdir "$W/targets"
 CONF=$W/plateaud.conf
 cat >"$CONF" <<EOF
 [daemon]
 hook_user = nobody
+# the runs' targets: regular files in $W/targets
+file_targets = $W/targets
 
 [hooks]
-plan = $W/planhook.sh
+plan = $HD/planhook.sh
 open = $W/open/hook.sh
 EOF
 
@@ -99,11 +105,11 @@ prom_running() {
 	return 1
 }
 
-daemon_start --config "$CONF" --hook "$W/hook.sh" --hook-timeout 1s --prometheus-file "$PROM"
+daemon_start --config "$CONF" --hook "$HD/hook.sh" --hook-timeout 1s --prometheus-file "$PROM"
 ok $? "plateaud starts with a hook and a textfile" || bail_out "$(cat "$LOG")"
 
 # --- run 1: every event reaches the hook ---
-f=$(mkfile a.img 32M)
+f=$(mkfile targets/a.img 32M)
 serial=$(serial_of "$f")
 cat >"$W/a.plan" <<EOF
 [run]
@@ -175,7 +181,7 @@ is "$(grep -cE '^plateau_run_state\{run="1",.*state="(queued|erasing|filling|pre
 like "$(cat "$PROM")" 'plateau_run_end_timestamp_seconds\{run="1",[^}]*\} [1-9]' "  with its end time"
 
 # --- run 2: a slow hook and a failing hook, and a plan's own hook ---
-g=$(mkfile b.img 32M)
+g=$(mkfile targets/b.img 32M)
 cat >"$W/b.plan" <<EOF
 [run]
 device = $g
@@ -202,7 +208,7 @@ is "$out" "run 2 done" "run 2 completes although its hook hangs"
 dt=$(($(now_ms) - t0))
 ok "$([ "$dt" -lt 10000 ] && echo 0 || echo 1)" "  without waiting for the hook (${dt} ms)"
 wait_for 5 "the timeout to be logged" grep -q "ran past its time limit" "$LOG"
-like "$(cat "$LOG")" "hook $W/hook.sh for run-started of run 2 ran past its time limit: killed" \
+like "$(cat "$LOG")" "hook $HD/hook.sh for run-started of run 2 ran past its time limit: killed" \
 	"the slow hook is killed at --hook-timeout, and logged"
 pgone() { ! pgrep -g "$slow" >/dev/null 2>&1; }
 wait_for 3 "the slow hook's process group to be gone" pgone
@@ -240,7 +246,7 @@ is "$DSTATUS" 0 "plateaud exits 0"
 # plateaud waits for the hooks at most one hook time limit, then exits;
 # what never ran is logged, counted
 rm -f "$O/hang.pid"
-daemon_start --config "$CONF" --hook "$W/hook.sh" --hook-timeout 3s
+daemon_start --config "$CONF" --hook "$HD/hook.sh" --hook-timeout 3s
 ok $? "plateaud starts again, hook time limit 3 s"
 sed "s|^name = .*|name = events-hang|" "$W/b.plan" >"$W/d.plan"
 is "$(pctl start "$W/d.plan" 2>&1)" "run 3 started" "run 3 starts (every hook call of it sleeps 30 s)"
@@ -266,7 +272,7 @@ hang=$(cat "$O/hang.pid" 2>/dev/null)
 
 # --- run 4: plateaud stopped in the middle of a run ---
 # the hook hears of every event, run-paused included, before plateaud exits
-daemon_start --config "$CONF" --hook "$W/hook.sh" --hook-timeout 5s
+daemon_start --config "$CONF" --hook "$HD/hook.sh" --hook-timeout 5s
 ok $? "plateaud starts again"
 cat >"$W/e.plan" <<EOF
 [run]

@@ -52,10 +52,13 @@ mkdir "$W/userdir"
 cp "$HD/who.sh" "$W/userdir/who.sh"
 chown nobody "$W/userdir"
 
+mkdir "$W/targets"
 CONF=$W/plateaud.conf
 cat >"$CONF" <<EOF
 [daemon]
 hook_user = nobody
+# the runs' targets: regular files in $W/targets
+file_targets = $W/targets
 
 [hooks]
 who = $HD/who.sh
@@ -75,7 +78,7 @@ field() {
 }
 called() { [ "$(field "$1" "$2" ver)" != "" ]; }
 
-f=$(mkfile a.img 32M)
+f=$(mkfile targets/a.img 32M)
 serial=$(serial_of "$f")
 # plan NAME HOOK-LINE: a short run on the file
 plan() {
