@@ -10,19 +10,19 @@
 # Install:
 #   install -m 0755 notify-mail.sh /usr/local/libexec/plateau/
 #   echo 'lab-team@example.com, oncall@example.com' > /etc/plateau/mail.to
-#   and in /etc/plateau/plateaud.conf:
+#   chown root:plateau-hook /etc/plateau/mail.to; chmod 0640 /etc/plateau/mail.to
+#   and in /etc/plateau/plateaud.conf, for every run:
 #       [daemon]
 #       hook = /usr/local/libexec/plateau/notify-mail.sh
-#   plateaud's unit allows IP sockets (for hooks) but forbids privilege
-#   changes, and its file system is read-only outside plateaud's
-#   directories.  A local MTA
-#   whose sendmail hands mail to a setgid or setuid helper (Postfix's
-#   postdrop, Exim) needs a drop-in (systemctl edit plateaud), for Postfix:
-#       [Service]
-#       NoNewPrivileges=no
-#       ReadWritePaths=/var/spool/postfix/maildrop
-#   then restart plateaud (its runs pause and resume).  An SMTP-only
-#   sendmail (msmtp, ssmtp, dma relaying) needs no drop-in.
+#   or, for the runs whose plan says "[run] hook = mail":
+#       [hooks]
+#       mail = /usr/local/libexec/plateau/notify-mail.sh
+#   plateaud runs it as hook_user (plateau-hook), never root, without
+#   capabilities and with no_new_privs, in its unit's sandbox: IP sockets
+#   are allowed, the file system is read-only.  A local MTA whose sendmail
+#   hands mail to a setgid or setuid helper (Postfix's postdrop, Exim) cannot
+#   work under no_new_privs: use an SMTP sendmail (msmtp, ssmtp, dma
+#   relaying).
 #
 # The recipients are $PLATEAU_MAIL_TO if set, else /etc/plateau/mail.to:
 # addresses separated by blanks, commas or newlines; lines starting with #

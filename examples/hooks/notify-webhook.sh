@@ -18,11 +18,16 @@
 #   install -m 0755 notify-webhook.sh /usr/local/libexec/plateau/
 #   echo 'https://hooks.example.com/services/T000/B000/XXXX' \
 #       > /etc/plateau/webhook.url
-#   chmod 0600 /etc/plateau/webhook.url
-#   and in /etc/plateau/plateaud.conf:
+#   chown root:plateau-hook /etc/plateau/webhook.url
+#   chmod 0640 /etc/plateau/webhook.url
+#   and in /etc/plateau/plateaud.conf, for every run:
 #       [daemon]
 #       hook = /usr/local/libexec/plateau/notify-webhook.sh
-#   plateaud's unit allows IP sockets for hooks: no drop-in is needed.
+#   or, for the runs whose plan says "[run] hook = webhook":
+#       [hooks]
+#       webhook = /usr/local/libexec/plateau/notify-webhook.sh
+#   plateaud runs it as hook_user (plateau-hook), never root, without
+#   capabilities; its unit allows IP sockets for hooks: no drop-in is needed.
 #
 # The URL is $PLATEAU_WEBHOOK_URL if set, else the first line of
 # /etc/plateau/webhook.url that is not blank or a comment.  plateaud runs a
