@@ -413,7 +413,7 @@ void control_files_init(const struct manager *m, uid_t uid, struct control_files
 		cf->deny[n] = cf->paths[n];
 		n++;
 	}
-	/* a hook runs as root (or hook_user): nothing beside it is written */
+	/* nothing beside a hook is written, whoever it runs as */
 	files_deny_dir(cf, &n, m->hook);
 	for (size_t i = 0; i < m->nhook_defs; i++)
 		files_deny_dir(cf, &n, m->hook_defs[i].path);
@@ -494,7 +494,7 @@ static void do_start(struct client *c, json_object *req)
 		client_error(c, "%s", err);
 		return;
 	}
-	if (*plan.hook && events_hook_untrusted(plan.hook, err, sizeof(err))) {
+	if (*plan.hook && events_hook_resolve(c->m, plan.hook, err, sizeof(err))) {
 		client_error(c, "%s: [run] hook = %s: %s", file, plan.hook, err);
 		goto out;
 	}

@@ -52,6 +52,7 @@ static const struct {
 	{ "steady-lost", "be55c4fb7c02437f9e6640aa1a8520cc" },
 	{ "steady-not-reached", "a70b202910f0446faf4ecea693cca65a" },
 	{ "point-measured", "f7e3fb31d6ed4f43af35f7103bddb40c" },
+	{ "point-aborted", "709c20920b55474fbbfc3d5a416f986b" },
 };
 
 const char *events_message_id(const char *kind)
@@ -103,13 +104,6 @@ void events_journal_refusal(const char *device, const char *serial, unsigned int
  * checked is the file that runs.  The hook runs as hook_user, never as
  * root, with no capabilities and no way to gain any (hook_child()).
  */
-
-static const struct manager *events_mgr; /* for events_hook_untrusted() */
-
-void events_init(const struct manager *m)
-{
-	events_mgr = m;
-}
 
 const struct hook_def *events_hook_def(const struct manager *m, const char *name)
 {
@@ -273,8 +267,7 @@ static int hook_cred(const struct manager *m, struct hook_cred *c, char *why, si
 			 "hook_user '%s' %s (hooks never fall back to root: create the user or "
 			 "set hook_user in %s)",
 			 user, r ? strerror(r) : "does not exist",
-			 events_mgr && *events_mgr->config_path ? events_mgr->config_path
-								: PLATEAUD_DEFAULT_CONFIG);
+			 *m->config_path ? m->config_path : PLATEAUD_DEFAULT_CONFIG);
 		return -ENOENT;
 	}
 	if (pw.pw_uid == 0 || pw.pw_gid == 0) {
@@ -323,15 +316,6 @@ int events_hook_resolve(const struct manager *m, const char *name, char *why, si
 	close(fd);
 	r = hook_cred(m, &c, why, len);
 	return r;
-}
-
-int events_hook_untrusted(const char *path, char *why, size_t len)
-{
-	if (!events_mgr) {
-		snprintf(why, len, "no hooks are defined");
-		return -EPERM;
-	}
-	return events_hook_resolve(events_mgr, path, why, len) ? -EPERM : 0;
 }
 
 void events_hooks_check(const struct manager *m)

@@ -416,7 +416,6 @@ int main(int argc, char **argv)
 	snprintf(m->config_path, sizeof(m->config_path), "%s", config);
 	if (config_load(m, config, config_given, set))
 		return 2;
-	events_init(m);
 	if (m->hook[0] && m->hook[0] != '/') {
 		log_msg(3, "hook '%s': expected an absolute path", m->hook);
 		return 2;

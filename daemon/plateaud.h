@@ -24,7 +24,6 @@
 #define PLATEAUD_DEFAULT_CONFIG "/etc/plateau/plateaud.conf"
 /* whom hooks run as when plateaud is root and hook_user is not set */
 #define PLATEAUD_DEFAULT_HOOK_USER "plateau-hook"
-#define PLATEAUD_REQUEST_MAX (256 * 1024) /* one request line, plan included */
 #define PLATEAUD_CLIENTS_MAX 64
 #define PLATEAUD_CLIENT_IDLE_NS (60LL * 1000000000LL)
 #define PLATEAUD_HOOK_TIMEOUT_NS (30ULL * 1000000000ULL)
@@ -179,8 +178,6 @@ bool events_hooks_idle(struct manager *m);
 /* at exit: log and free the calls still waiting (the running ones are the
  * service's to kill) */
 void events_drop_hooks(struct manager *m);
-/* the manager events_hook_untrusted() asks; set once at start */
-void events_init(const struct manager *m);
 /* the [hooks] definition called @name, or NULL */
 const struct hook_def *events_hook_def(const struct manager *m, const char *name);
 /*
@@ -190,9 +187,6 @@ const struct hook_def *events_hook_def(const struct manager *m, const char *name
  * -errno, with why (for "FILE: [run] hook = NAME: why").
  */
 int events_hook_resolve(const struct manager *m, const char *name, char *why, size_t len);
-/* events_hook_resolve() on the manager of events_init(), any refusal
- * -EPERM: what the start request calls */
-int events_hook_untrusted(const char *name, char *why, size_t len);
 /* at start: log the hooks that would not run as they stand */
 void events_hooks_check(const struct manager *m);
 void events_write_prom(struct manager *m);

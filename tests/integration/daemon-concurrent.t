@@ -61,11 +61,11 @@ out=$(pctl start "$W/a.plan" 2>&1)
 rc=$?
 is "$rc" 6 "a second start on a (busy) is refused: exit 6"
 like "$out" "refusing $a: the file is locked by pid [0-9]+ \\(plateaud, run 1, uid 0\\)" "and says which run holds it"
-ln -s "$a" "$W/alias.img"
+ln "$a" "$W/alias.img"
 write_plan "$W/alias.plan" "$W/alias.img" "$sa" conc-alias 2
 out=$(pctl start "$W/alias.plan" 2>&1)
 rc=$?
-is "$rc" 6 "a start on the same file through a symlink is refused: exit 6"
+is "$rc" 6 "a start on the same file through a hard link is refused: exit 6"
 like "$out" "refusing $W/alias.img: the file is locked by pid [0-9]+ \\(plateaud, run 1, uid 0\\)" "and is refused as locked too (the same file, by numbers)"
 is "$(sql 'SELECT count(*) FROM runs;')" 2 "the refused starts created no run"
 

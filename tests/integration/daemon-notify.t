@@ -38,7 +38,7 @@ notified() { grep -qE "$1" "$NOUT"; }
 listen || bail_out "notify-listen did not start"
 (
 	export NOTIFY_SOCKET=$NSOCK WATCHDOG_USEC=500000 WATCHDOG_PID=$BASHPID
-	exec "$PLATEAUD" --db "$DB" --socket "$SOCK"
+	exec "$PLATEAUD" --db "$DB" --socket "$SOCK" --config "$DCONF"
 ) >>"$LOG" 2>&1 &
 DPID=$!
 track "$DPID"
@@ -119,7 +119,7 @@ stop_listener
 listen || bail_out "notify-listen did not restart"
 (
 	export NOTIFY_SOCKET=$NSOCK WATCHDOG_USEC=200000 WATCHDOG_PID=1
-	exec "$PLATEAUD" --db "$DB" --socket "$SOCK"
+	exec "$PLATEAUD" --db "$DB" --socket "$SOCK" --config "$DCONF"
 ) >>"$LOG" 2>&1 &
 DPID=$!
 track "$DPID"

@@ -327,7 +327,9 @@ after_steady = continue
 max_rounds = 300
 EOF
 	D=(--db "$T/p.db" --socket "$T/ctl.sock")
-	"$PLATEAUD" "${D[@]}" 2>"$T/plateaud.log" &
+	# plateaud takes regular files only beneath plateaud.conf's file_targets
+	printf '[daemon]\nfile_targets = %s\n' "$(dirname "$IMG")" >"$T/plateaud.conf"
+	"$PLATEAUD" "${D[@]}" --config "$T/plateaud.conf" 2>"$T/plateaud.log" &
 	DPID=$!
 	for _ in $(seq 50); do [ -S "$T/ctl.sock" ] && break; sleep 0.1; done
 	run "${D[@]}" start "$T/top.plan"

@@ -93,7 +93,9 @@ max_rounds = 300
 EOF
 PROM=$T/plateau.prom
 D=(--db "$T/p.db" --socket "$T/ctl.sock")
-"$PLATEAUD" "${D[@]}" --prometheus-file "$PROM" 2>"$T/plateaud.log" &
+# plateaud takes regular files only beneath plateaud.conf's file_targets
+printf '[daemon]\nfile_targets = %s\n' "$(dirname "$IMG")" >"$T/plateaud.conf"
+"$PLATEAUD" "${D[@]}" --config "$T/plateaud.conf" --prometheus-file "$PROM" 2>"$T/plateaud.log" &
 DPID=$!
 for _ in $(seq 50); do [ -S "$T/ctl.sock" ] && break; sleep 0.1; done
 out=$("$PLATEAU" "${D[@]}" start "$T/prom.plan" 2>&1)
