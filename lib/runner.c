@@ -1029,6 +1029,14 @@ static int runner_precondition(struct runner *r, struct store_phase *p,
 	int64_t last;
 	int ret;
 
+	/* the series are the phase's own: a second precondition may track
+	 * more metrics than the first (its series were never allocated, and
+	 * the capacity left by the first said they were) */
+	for (size_t k = 0; k < SAMPLE_METRIC_N; k++) {
+		free(r->series[k]);
+		r->series[k] = NULL;
+	}
+	r->cap = 0;
 	/* rounds already measured (a resume): judge them again */
 	r->rounds = 0;
 	r->steady_reported = r->lost_reported = r->judged = false;

@@ -126,6 +126,35 @@ is "$rows" "$((total - cut))" "sweep: plateau samples lists the $((total - cut))
 check_run 2
 is "$(sql "SELECT count(*) FROM points WHERE phase_id = $P;")" 3 "sweep: one points row per point"
 
+# === a second precondition tracking more metrics than the first ===
+# (found by fuzz.t: the first phase's series capacity was kept, the new
+# metric's series never allocated, and plateaud died at its first round)
+f=$(mkfile two.img 64M)
+cat >"$W/two.plan" <<EOF
+[run]
+device = $f
+serial = $(serial_of "$f")
+name = two-pre
+interval = 100ms
+
+[precondition]
+profile = 4k-randwrite
+steady = none
+max_rounds = 2
+
+[precondition]
+profile = 4k-randwrite
+steady = snia
+window = 2
+max_rounds = 3
+metrics = iops, p99
+EOF
+is "$(pctl start "$W/two.plan" 2>&1)" "run 3 started" "two preconditions: run 3 starts"
+out=$(timeout 60 "$PLATEAU" --db "$DB" wait 3 --timeout 40s 2>&1)
+is "$out" "run 3 done" "two preconditions: the run ends done"
+ok "$(kill -0 "$DPID" 2>/dev/null && echo 0 || echo 1)" "two preconditions: plateaud is alive"
+check_run 3
+
 daemon_term
 
 # === the database's file system fills up ===
