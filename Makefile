@@ -195,6 +195,7 @@ install: all $(B)/plateaud.service
 	install -m 0644 $(wildcard examples/*.plan) $(DESTDIR)$(DATADIR)/examples/
 	install -m 0755 $(wildcard examples/hooks/*) $(DESTDIR)$(DATADIR)/examples/hooks/
 	install -m 0644 $(wildcard examples/prometheus/*) $(DESTDIR)$(DATADIR)/examples/prometheus/
+	install -m 0644 examples/plateaud.conf $(DESTDIR)$(DATADIR)/examples/
 	install -m 0644 docs/plateau.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/plateau.plan.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 docs/plateaud.8 $(DESTDIR)$(MANDIR)/man8/
