@@ -339,13 +339,20 @@ int store_open(const char *path, unsigned int flags, struct store **ret, char *e
 		if ((r = store_exec(s, "PRAGMA query_only = ON")))
 			goto fail;
 	} else {
+		const char *sync = getenv(STORE_SYNC_ENV);
 		int one = 1;
 
+		if (sync && *sync && strcmp(sync, "full") && strcmp(sync, "normal")) {
+			r = store_fail(s, -EINVAL, "%s=%s: expected full or normal", STORE_SYNC_ENV,
+				       sync);
+			goto fail;
+		}
 		/* keep -wal and -shm when the last writer closes, so readers
 		 * that may not create files in the directory can still open it */
 		(void)sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
 		if ((r = store_exec(s, "PRAGMA journal_mode = WAL")) ||
-		    (r = store_exec(s, "PRAGMA synchronous = FULL")) ||
+		    (r = store_exec(s, sync && !strcmp(sync, "normal") ? "PRAGMA synchronous = NORMAL"
+								       : "PRAGMA synchronous = FULL")) ||
 		    (r = store_exec(s, "PRAGMA foreign_keys = ON")) ||
 		    (r = store_migrate(s, (int)version)))
 			goto fail;

@@ -31,6 +31,8 @@ enum {
 };
 
 #define STORE_BUSY_TIMEOUT_MS 10000
+/* "full" (the default) or "normal": the writer's PRAGMA synchronous (above) */
+#define STORE_SYNC_ENV "PLATEAU_DB_SYNC"
 
 /**
  * store_open() - open (and as a writer, create or migrate) a database
