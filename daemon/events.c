@@ -52,6 +52,7 @@ static const struct {
 	{ "steady-lost", "be55c4fb7c02437f9e6640aa1a8520cc" },
 	{ "steady-not-reached", "a70b202910f0446faf4ecea693cca65a" },
 	{ "point-measured", "f7e3fb31d6ed4f43af35f7103bddb40c" },
+	{ "store-shares-disk", "fa9d5181473047e7aa5cecf31d9e8b19" },
 	{ "point-aborted", "709c20920b55474fbbfc3d5a416f986b" },
 };
 

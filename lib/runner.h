@@ -52,6 +52,8 @@
 #define RUNNER_EV_STEADY_LOST "steady-lost"
 #define RUNNER_EV_STEADY_NOT_REACHED "steady-not-reached"
 #define RUNNER_EV_POINT "point-measured"
+/* the database shares a disk with the target: its commits disturb the load */
+#define RUNNER_EV_STORE_SHARES_DISK "store-shares-disk"
 /* a sweep point's interrupted measurement is set aside; it is measured again */
 #define RUNNER_EV_POINT_ABORTED "point-aborted"
 

@@ -101,6 +101,11 @@ static int store_sqlfail(struct store *s, int rc, const char *what)
 			  sqlite3_errmsg(s->db));
 }
 
+const char *store_path(const struct store *s)
+{
+	return s->path;
+}
+
 const char *store_errmsg(const struct store *s)
 {
 	return s ? s->err : "no database";

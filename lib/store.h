@@ -48,6 +48,8 @@ enum {
 int store_open(const char *path, unsigned int flags, struct store **ret, char *err, size_t errlen);
 void store_close(struct store *s);
 const char *store_errmsg(const struct store *s);
+/* the database file's path as opened */
+const char *store_path(const struct store *s);
 /* PRAGMA user_version of the file at @path, read without migrating; -errno */
 int store_file_version(const char *path);
 /* PRAGMA user_version of the open database */

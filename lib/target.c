@@ -1728,3 +1728,105 @@ out:
 	loop_table_free(&loops);
 	return ret;
 }
+
+/* --- the disks under a device or file system (target_shares_disk) --- */
+
+#define DISKS_MAX 32
+
+struct disk_set {
+	size_t n;
+	dev_t v[DISKS_MAX];
+};
+
+static void disk_add(struct disk_set *s, dev_t d)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i] == d)
+			return;
+	if (s->n < DISKS_MAX)
+		s->v[s->n++] = d;
+}
+
+/*
+ * The bottom devices @d is made of: a partition's disk, a dm/md device's
+ * slaves, a loop device's backing device or the file system holding its
+ * file, by numbers from sysfs.  A number sysfs does not know (tmpfs, an
+ * anonymous btrfs device) stands for itself.
+ */
+static int disks_of(const struct loop_table *loops, dev_t d, struct disk_set *s, int depth)
+{
+	_cleanup_closedir_ DIR *dir = NULL;
+	char p[PATH_MAX], buf[64];
+	const struct loop_edge *e;
+	struct dirent *de;
+	bool any = false;
+	dev_t sd;
+
+	if (depth > 16)
+		return -ELOOP;
+	e = loop_by_dev(loops, d);
+	if (e)
+		return disks_of(loops, e->back_rdev ? e->back_rdev : e->back_dev, s, depth + 1);
+	if (fmt(p, sizeof(p), "%s/dev/block/%u:%u", sys_default, major(d), minor(d)) < 0)
+		return -ENAMETOOLONG;
+	if (!path_exists(p)) {
+		disk_add(s, d);
+		return 0;
+	}
+	/* a partition: its disk is the directory above */
+	if (read_attrf(buf, sizeof(buf), "%s/partition", p) > 0 &&
+	    read_attrf(buf, sizeof(buf), "%s/../dev", p) > 0 && !parse_devnum(buf, &sd))
+		return disks_of(loops, sd, s, depth + 1);
+	if (fmt(p, sizeof(p), "%s/dev/block/%u:%u/slaves", sys_default, major(d), minor(d)) < 0)
+		return -ENAMETOOLONG;
+	dir = opendir(p);
+	while (dir && (de = readdir(dir))) {
+		int r;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (read_attrf(buf, sizeof(buf), "%s/%s/dev", p, de->d_name) <= 0 ||
+		    parse_devnum(buf, &sd) < 0)
+			return -EIO;
+		if ((r = disks_of(loops, sd, s, depth + 1)) < 0)
+			return r;
+		any = true;
+	}
+	if (!any)
+		disk_add(s, d);
+	return 0;
+}
+
+int target_shares_disk(const struct target_identity *id, dev_t fs_dev, char *why, size_t len)
+{
+	struct loop_table loops = { 0 };
+	struct disk_set a = { 0 }, b = { 0 };
+	struct target_inuse u = { 0 };
+	char name[TARGET_NAME_LEN], fsname[TARGET_NAME_LEN];
+	int ret;
+
+	if (!id->dev)
+		return -ENODEV;
+	ret = loops_scan(sys_default, &loops, &u);
+	if (ret >= 0)
+		ret = disks_of(&loops, id->dev, &a, 0);
+	if (ret >= 0)
+		ret = disks_of(&loops, fs_dev, &b, 0);
+	loop_table_free(&loops);
+	if (ret < 0)
+		return ret;
+	if (name_of_dev(sys_default, fs_dev, fsname, sizeof(fsname)) < 0)
+		snprintf(fsname, sizeof(fsname), "%u:%u", major(fs_dev), minor(fs_dev));
+	for (size_t i = 0; i < a.n; i++)
+		for (size_t k = 0; k < b.n; k++) {
+			if (a.v[i] != b.v[k])
+				continue;
+			if (name_of_dev(sys_default, a.v[i], name, sizeof(name)) < 0)
+				snprintf(name, sizeof(name), "the file system %u:%u",
+					 major(a.v[i]), minor(a.v[i]));
+			snprintf(why, len, "%s (on %s) and the target share %s", "the database",
+				 fsname, name);
+			return 1;
+		}
+	return 0;
+}

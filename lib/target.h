@@ -388,6 +388,22 @@ bool target_serial_legacy(const char *want);
  */
 int target_inuse(const struct target_identity *id, bool whole_ctrl, struct target_inuse *u);
 
+/**
+ * target_shares_disk() - does a file system sit on the target's storage?
+ * @id: identity read through a descriptor
+ * @fs_dev: st_dev of a file (the database)
+ * @why: "the database (on sda1) and the target share sda"
+ * @len: room in @why
+ *
+ * Both are resolved by device numbers to the devices at the bottom: a
+ * partition to its disk, dm/md devices to their slaves, a loop device to
+ * its backing device or to the file system holding its file.  A file system
+ * with no block device (tmpfs) is only the same as itself.
+ *
+ * Return: 1 shared, 0 not, or -errno.
+ */
+int target_shares_disk(const struct target_identity *id, dev_t fs_dev, char *why, size_t len);
+
 #define TARGET_KEY_LEN 64
 
 /**

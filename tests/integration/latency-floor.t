@@ -37,6 +37,30 @@ for load in "1 32 4k-randwrite" "2 16 4k-randwrite" "1 32 4k-randread"; do
 		"$load: the smallest latency recorded is ${3:-?} ns, not below 1 us"
 done
 
+# === the database on the target's storage: warned, by device numbers ===
+# a loop device stacked on a loop device over a file beside the database
+truncate -s 64M "$W/stack.img"
+L1=$(losetup --direct-io=on -f --show "$W/stack.img") || bail_out "no loop device"
+_LOOPS+=("$L1")
+L2=$(losetup --direct-io=on -f --show "$L1") || bail_out "no loop device"
+_LOOPS+=("$L2")
+s2=$(serial_of "$L2")
+for where in beside apart; do
+	if [ "$where" = beside ]; then db=$W/beside.db; else db=$(mktemp -u /dev/shm/plateau-apart.XXXXXX).db; fi
+	[ "$where" = apart ] && at_cleanup "rm -f $db $db-wal $db-shm"
+	out=$("$PLATEAU" --db "$db" run --yes --quiet --target "$L2" --serial "$s2" \
+		--profile 4k-randwrite --threads 1 --iodepth 4 --interval 500ms --duration 1s 2>&1)
+	is "$?" 0 "database $where the target's file: plateau run completes"
+	n=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE kind = 'store-shares-disk';")
+	if [ "$where" = beside ]; then
+		is "$n" 1 "database beside the file under $L2 -> $L1: one store-shares-disk event"
+		like "$out" "store-shares-disk: the database \\(on [^)]*\\) and the target share [^:]*: each sample's commit flushes" \
+			"  and the operator is told why"
+	else
+		is "$n" 0 "database on another file system: no warning"
+	fi
+done
+
 # === a read workload: its write variant by default, the reads on request ===
 # the kernel's own counters of the loop device (/sys/block/loopN/stat:
 # reads completed is field 1, writes completed field 5)
