@@ -937,9 +937,13 @@ void events_write_prom(struct manager *m)
 	PROM_GAUGE("plateau_iops", "Reads and writes per second in the last sample.", r->st.iops);
 	PROM_GAUGE("plateau_bandwidth_bytes_per_second", "Bytes per second in the last sample.",
 		   r->st.bw_mbps * 1e6);
-	PROM_GAUGE("plateau_latency_mean_seconds", "Mean completion latency in the last sample.",
+	PROM_GAUGE("plateau_latency_mean_seconds",
+		   "Mean latency in the last sample, from before submission to completion "
+		   "(fio's lat, not clat).",
 		   r->st.lat_us / 1e6);
-	PROM_GAUGE("plateau_latency_p99_seconds", "99th percentile latency in the last sample.",
+	PROM_GAUGE("plateau_latency_p99_seconds",
+		   "99th percentile latency in the last sample, from before submission to "
+		   "completion (fio's lat, not clat).",
 		   r->st.p99_us / 1e6);
 	PROM_GAUGE("plateau_steady", "1 while the drive is in steady state, else 0.",
 		   r->st.steady ? 1 : 0);

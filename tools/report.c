@@ -756,7 +756,8 @@ static void rep_group_table(struct rep *R, size_t k)
 	fputs("</tbody></table>\n<p class=\"note\">Window: the rounds of the verdict (the first "
 	      "window that passed, else the last judged); IOPS, MB/s, average latency, p99 and "
 	      "standard deviation are averaged over it, the maximum latency is its "
-	      "largest.</p>\n",
+	      "largest. Latency is measured from before an I/O is submitted to its "
+	      "completion: fio's <i>lat</i>, not <i>clat</i>.</p>\n",
 	      f);
 }
 
