@@ -870,7 +870,10 @@ void events_write_prom(struct manager *m)
 	for (struct drun *r = m->ended; r && n < sizeof(all) / sizeof(all[0]); r = r->next)
 		all[n++] = r;
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", m->prom_path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* never through a symlink or into a file someone left there: the name
+	 * is predictable, and the directory may be writable by others */
+	(void)unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	/* node_exporter reads it whatever the daemon's umask */
 	if (fd >= 0)
 		(void)fchmod(fd, 0644);

@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+
 static long long mono_ms(void)
 {
 	struct timespec ts;
@@ -164,7 +166,7 @@ int main(int argc, char **argv)
 	const char *path = NULL;
 	size_t len = 0, off = 0;
 	long long last;
-	char *data;
+	_cleanup_free_ char *data = NULL;
 	int fd, i;
 
 	for (i = 1; i < argc; i++) {
