@@ -8,7 +8,7 @@
 
 /*
  * Scope-bound cleanup, after systemd's _cleanup_.  A function uses either
- * these or one `goto out` path, never both (STYLE.md).
+ * these or one `goto out` path, never both in one function.
  */
 #define _cleanup_(f) __attribute__((cleanup(f)))
 

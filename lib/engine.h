@@ -22,7 +22,7 @@
  * number the worker acknowledges at its next loop iteration), merges them
  * and hands one struct sample to the caller.
  *
- * Costs on the I/O path (PERF-NOTES.md): one clock read per completion
+ * Costs on the I/O path (docs/performance.md): one clock read per completion
  * batch, which also stamps the submissions of that batch; no locks and no
  * atomic read-modify-write per I/O (sequential workloads: one CAS per I/O
  * on the shared stream cursor); registered files and buffers; size, read or
@@ -43,7 +43,7 @@
 #define ENGINE_THREADS_MAX 256
 #define ENGINE_DEPTH_MAX 4096
 #define ENGINE_INTERVAL_MIN_NS 100000000ULL	  /* 100 ms */
-#define ENGINE_INTERVAL_DEFAULT_NS 60000000000ULL /* 60 s, METHOD.md */
+#define ENGINE_INTERVAL_DEFAULT_NS 60000000000ULL /* 60 s, docs/method.md */
 /*
  * An I/O still outstanding after this long is hung.  Linux's NVMe driver
  * times a command out after 30 s (nvme_core.io_timeout), aborts it, resets

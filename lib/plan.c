@@ -450,14 +450,14 @@ static int plan_new_phase(struct plan_ctx *c, enum plan_kind k)
 		ph->deadline_ns = PLAN_SANITIZE_DEADLINE_NS;
 		break;
 	case PLAN_FILL:
-		/* WIPC: two full fills with 128 KiB sequential writes (METHOD.md step 2) */
+		/* WIPC: two full fills with 128 KiB sequential writes (docs/method.md step 2) */
 		ph->passes = 2;
 		ph->bs_bytes = 128 * 1024;
 		ph->iodepth = 32;
 		ph->threads = 1;
 		break;
 	case PLAN_PRECONDITION:
-		/* WDPC at 16 threads x 16 (METHOD.md step 3), SNIA criterion */
+		/* WDPC at 16 threads x 16 (docs/method.md step 3), SNIA criterion */
 		ph->threads = 16;
 		ph->iodepth = 16;
 		ph->steady_enabled = true;
@@ -548,7 +548,7 @@ static int plan_end_section(struct plan_ctx *c)
 	case PLAN_PRECONDITION: {
 		if ((r = plan_finish_workload(c, ph, true)))
 			return r;
-		/* METHOD.md step 3: a 100 %-read workload is preconditioned with
+		/* docs/method.md step 3: a 100 %-read workload is preconditioned with
 		 * 100 % writes of its sizes; write_variant = yes forces it for a
 		 * mix too */
 		if (c->write_variant == 1 ||

@@ -27,7 +27,7 @@
  * Every section but [run] is a phase, in file order; sections repeat to
  * chain workloads.  A [sweep] without a workload measures the workload of
  * the [precondition] before it.  A 100 %-read precondition runs the
- * 100 %-write variant of its transfer sizes (METHOD.md step 3) unless it
+ * 100 %-write variant of its transfer sizes (docs/method.md step 3) unless it
  * says write_variant = no (write_variant = yes forces it for a mix).
  *
  * Errors name the file, line and field and say what was expected:

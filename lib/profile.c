@@ -18,7 +18,7 @@ struct builtin {
 	const char *bssplit;
 };
 
-/* METHOD.md, "Standard workload profiles" */
+/* docs/method.md, "Standard workload profiles" */
 static const struct builtin builtins[] = {
 	{"4k-randwrite", PROFILE_RANDOM, 0, "4k"},
 	{"4k-randread", PROFILE_RANDOM, 100, "4k"},

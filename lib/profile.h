@@ -16,7 +16,7 @@
  * 10000-entry table, so the drawn distribution equals the written one with
  * no rounding.
  *
- * The built-in profiles are the table of METHOD.md ("Standard workload
+ * The built-in profiles are the table of docs/method.md ("Standard workload
  * profiles"); fileserver uses 80 % reads.
  */
 
@@ -113,7 +113,7 @@ int profile_validate(const struct profile *p, char *err, size_t errlen);
  * @err: filled on failure (may be NULL)
  * @errlen: size of @err
  *
- * Sizes below @lba_bytes are rounded up to it (METHOD.md: O_DIRECT needs
+ * Sizes below @lba_bytes are rounded up to it (docs/method.md: O_DIRECT needs
  * whole blocks) and entries that become equal are merged, adding their
  * shares ("512/10:4k/90" on a 4 KiB device is "4k/100").  A size above
  * @lba_bytes that is not a multiple of it is an error, not rounded.
@@ -127,7 +127,7 @@ int profile_align(struct profile *p, uint32_t lba_bytes, char *err, size_t errle
  * @p: profile
  * @ret: same pattern and sizes, no reads; the name gets "+write" appended
  *
- * METHOD.md: a read workload is preconditioned with 100 % writes of the
+ * docs/method.md: a read workload is preconditioned with 100 % writes of the
  * same transfer-size profile.
  */
 void profile_write_variant(const struct profile *p, struct profile *ret);

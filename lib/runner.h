@@ -24,7 +24,7 @@
  * identified again and must match the identifier the plan names, and must
  * not be in use (target.h); the engine then opens it O_EXCL.
  *
- * Run states follow DESIGN.md: queued -> erasing -> filling ->
+ * Run states follow docs/design.md: queued -> erasing -> filling ->
  * preconditioning -> sweeping -> done, or failed / stopped.  A
  * preconditioning phase that does not reach steady state within its limits
  * is recorded as not steady (event "steady-not-reached") and the run goes

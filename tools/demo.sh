@@ -34,7 +34,7 @@ target="$img_dir/disk.img"
 if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null; then
 	if loop=$(losetup --direct-io=on --show -f "$img_dir/disk.img" 2>/dev/null); then
 		target=$loop
-		# 256 request slots instead of 128 (PERF-NOTES.md)
+		# 256 request slots instead of 128 (docs/performance.md)
 		echo mq-deadline >"/sys/block/${loop#/dev/}/queue/scheduler" 2>/dev/null || true
 	else
 		loop=""

@@ -198,7 +198,7 @@ static void check_lab(const struct plan *p)
 	ok(is_profile(&ph[4].workload, "random 8k/100 70% read", PROFILE_RANDOM, 7000, 8192),
 	   "precondition 2: rw/rwmix/bssplit make 'random 8k/100 70%% read'");
 	fixed_bug(same_profile(&ph[4].load, &ph[4].workload),
-		  "plan.c applies the 100%-write variant to every workload with reads; METHOD.md "
+		  "plan.c applies the 100%-write variant to every workload with reads; docs/method.md "
 		  "step 3 asks for it only for a 100%-read workload",
 		  "a 70/30 precondition runs the 70/30 mix itself");
 	is_int(ph[4].steady.criterion, STEADY_FIO_DEV, "criterion fio-dev");
@@ -415,7 +415,7 @@ static void test_write_variant(void)
 	if (!parse("[run]\ndevice = /dev/x\nserial = S\n[precondition]\nprofile = 8k-7030\n",
 		   "job.plan", &p)) {
 		fixed_bug(same_profile(&p.phases[0].load, &p.phases[0].workload),
-			  "plan.c applies the write variant to mixed workloads (METHOD.md step 3: "
+			  "plan.c applies the write variant to mixed workloads (docs/method.md step 3: "
 			  "only 100%-read ones)",
 			  "8k-7030 preconditions with the 70/30 mix itself");
 	} else {

@@ -32,7 +32,7 @@ static void test_builtins(void)
 		if (!strstr(profile_builtin_names(), names[i]))
 			bad++;
 	}
-	ok(!bad, "all 9 built-in profiles of METHOD.md exist, validate and are listed");
+	ok(!bad, "all 9 built-in profiles of docs/method.md exist, validate and are listed");
 
 	is_int(profile_builtin("4k-randwrit", &p), -ENOENT, "unknown profile name: -ENOENT");
 	is_int(profile_builtin(NULL, &p), -ENOENT, "NULL name: -ENOENT");
@@ -54,7 +54,7 @@ static void test_builtins(void)
 		   share_of(&p, 4096) == 6000 && share_of(&p, 8192) == 200 &&
 		   share_of(&p, 16384) == 400 && share_of(&p, 32768) == 400 &&
 		   share_of(&p, 65536) == 1000,
-	   "fileserver: 80%% reads and METHOD.md's eight sizes");
+	   "fileserver: 80%% reads and docs/method.md's eight sizes");
 	profile_builtin("webserver", &p);
 	ok(p.nbs == 10 && p.read_share == 10000 && share_of(&p, 512) == 2200 &&
 		   share_of(&p, 1024) == 1500 && share_of(&p, 2048) == 800 &&
@@ -62,7 +62,7 @@ static void test_builtins(void)
 		   share_of(&p, 16384) == 200 && share_of(&p, 32768) == 600 &&
 		   share_of(&p, 65536) == 700 && share_of(&p, 131072) == 100 &&
 		   share_of(&p, 524288) == 100,
-	   "webserver: all reads and METHOD.md's ten sizes");
+	   "webserver: all reads and docs/method.md's ten sizes");
 }
 
 static void expect_bssplit_error(const char *s, const char *needle)
