@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PLATEAU_CLOCK_H
+#define PLATEAU_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+/*
+ * clock: the two times plateau uses, in ns.  Wall time (CLOCK_REALTIME) is
+ * what is stored and shown (samples, events, runs); monotonic time
+ * (CLOCK_MONOTONIC) measures durations and deadlines, immune to clock steps.
+ */
+
+#define CLOCK_NS_PER_SEC 1000000000LL
+
+/* CLOCK_REALTIME in ns since the epoch: stored times */
+static inline int64_t clock_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * CLOCK_NS_PER_SEC + ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC in ns: durations, timeouts, rate limits */
+static inline int64_t clock_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * CLOCK_NS_PER_SEC + ts.tv_nsec;
+}
+
+#endif
