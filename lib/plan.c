@@ -10,10 +10,10 @@
 #include <json-c/json.h>
 
 #include "engine.h"
+#include "ini.h"
 #include "parse.h"
 #include "plan.h"
 
-#define PLAN_LINE_MAX 4096
 #define PLAN_INTERVAL_DEFAULT_NS 60000000000ULL
 #define PLAN_SANITIZE_DEADLINE_NS (48ULL * 3600 * 1000000000ULL)
 
@@ -74,16 +74,25 @@ static int plan_bad(struct plan_ctx *c, const char *key, const char *expected, c
 			 expected, val);
 }
 
-static char *plan_trim(char *s)
+/* the tokenizer's errors in the words plan(5) readers know */
+static int plan_ini_fail(struct plan_ctx *c, const struct ini *it)
 {
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
+	switch (it->error) {
+	case INI_ERR_LONG:
+		return plan_fail(c, it->line, "line longer than %d characters", INI_LINE_MAX);
+	case INI_ERR_CONTROL:
+		return plan_fail(c, it->line, "control character 0x%02x in the line (expected text)",
+				 it->control);
+	case INI_ERR_SECTION:
+		return plan_fail(c, it->line, "expected a section header like [fill]");
+	case INI_ERR_NO_EQUALS:
+		return plan_fail(c, it->line, "expected 'field = value' or a [section]");
+	case INI_ERR_NO_KEY:
+		return plan_fail(c, it->line, "a field name is missing before '='");
+	case INI_OK:
+		break;
+	}
+	return plan_fail(c, it->line, "%s", ini_error_message(it->error));
 }
 
 static struct plan_phase *plan_cur(struct plan_ctx *c)
@@ -705,9 +714,8 @@ int plan_parse(const char *text, const char *file, struct plan *p, char *err, si
 	struct plan_ctx c = {
 		.p = p, .file = file ? file : "plan", .section = SEC_NONE, .err = err, .errlen = errlen,
 	};
-	const char *s = text;
-	char line[PLAN_LINE_MAX];
-	int r = 0;
+	struct ini *it;
+	int r = 0, t;
 
 	memset(p, 0, sizeof(*p));
 	p->interval_ns = PLAN_INTERVAL_DEFAULT_NS;
@@ -715,46 +723,24 @@ int plan_parse(const char *text, const char *file, struct plan *p, char *err, si
 		return plan_fail(&c, 0, "empty plan");
 	if (strlen(text) > PLAN_TEXT_MAX)
 		return plan_fail(&c, 0, "larger than %d KiB; not a plan", PLAN_TEXT_MAX / 1024);
-	while (*s) {
-		const char *nl = strchr(s, '\n');
-		size_t n = nl ? (size_t)(nl - s) : strlen(s);
-		char *l, *eq;
-
-		c.line++;
-		if (n >= sizeof(line))
-			return plan_fail(&c, c.line, "line longer than %d characters", PLAN_LINE_MAX);
-		memcpy(line, s, n);
-		line[n] = '\0';
-		s += n + (nl ? 1 : 0);
-		if (n && line[n - 1] == '\r')
-			line[--n] = '\0'; /* CRLF files are fine */
-		for (size_t i = 0; i < n; i++)
-			if ((unsigned char)line[i] < 0x20 && line[i] != '\t')
-				return plan_fail(&c, c.line,
-						 "control character 0x%02x in the line (expected text)",
-						 (unsigned char)line[i]);
-		l = plan_trim(line);
-		if (!*l || *l == '#' || *l == ';')
-			continue;
-		if (*l == '[') {
-			char *end = strchr(l, ']');
-
-			if (!end || plan_trim(end + 1)[0])
-				return plan_fail(&c, c.line, "expected a section header like [fill]");
-			*end = '\0';
-			if ((r = plan_section(&c, plan_trim(l + 1))))
-				return r;
-			continue;
-		}
-		eq = strchr(l, '=');
-		if (!eq)
-			return plan_fail(&c, c.line, "expected 'field = value' or a [section]");
-		*eq = '\0';
-		if (!*plan_trim(l))
-			return plan_fail(&c, c.line, "a field name is missing before '='");
-		if ((r = plan_key(&c, plan_trim(l), plan_trim(eq + 1))))
-			return r;
+	/* 8 KiB of line buffers: not on the stack of a parse that may run
+	 * on a small one */
+	it = malloc(sizeof(*it));
+	if (!it)
+		return plan_fail(&c, 0, "out of memory");
+	ini_init(it, text);
+	while ((t = ini_next(it)) > 0) {
+		c.line = it->line;
+		r = t == INI_SECTION ? plan_section(&c, it->section)
+				     : plan_key(&c, it->key, it->value);
+		if (r)
+			break;
 	}
+	if (t < 0)
+		r = plan_ini_fail(&c, it);
+	free(it);
+	if (r)
+		return r;
 	if ((r = plan_end_section(&c)))
 		return r;
 	c.line = 0;
