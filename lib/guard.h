@@ -214,4 +214,23 @@ char *guard_checks(const struct guard *g, char *buf, size_t len);
  */
 int guard_lock_holder(const char *lock_dir, const char *key, char *buf, size_t len);
 
+/**
+ * guard_erase() - erase a target through the gate, from its path
+ * @path: device or file
+ * @o: options; @o->want is required unless @o->method is ERASE_NONE
+ * @id: the identity erased (may be NULL)
+ * @rec: result
+ *
+ * guard_open() with GUARD_WRITES (ERASE_NONE: without), so the identity
+ * is read through the descriptor that will be written and matched with
+ * @o->want, every use is checked (over every namespace when the chain may
+ * reach them) and the locks are taken; then erase_run() through that
+ * descriptor.
+ *
+ * Return: as erase_run(), or the refusal of guard_open() (-EPERM, -EBUSY,
+ * -ESTALE, -EINVAL, -errno of identify / open); @rec->msg says why.
+ */
+int guard_erase(const char *path, const struct erase_opts *o, struct target_identity *id,
+		struct erase_record *rec);
+
 #endif

@@ -2,7 +2,7 @@
 /*
  * erase: method names, what each kind of target advertises, the auto chain
  * and its scope warnings (dry run), the expected read-back pattern, and the
- * whole erase_drive() path on regular files: refusal on a wrong serial,
+ * whole guard_erase() path on regular files: refusal on a wrong serial,
  * punch / zero / none, stop and deadline, verify catching data.
  */
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "erase.h"
+#include "guard.h"
 #include "nvmex.h"
 #include "tap.h"
 #include "target.h"
@@ -197,14 +198,14 @@ static void test_file_erase(void)
 	before = file_sum(p);
 
 	/* no name, wrong name: refused, nothing changed */
-	is_int(erase_drive(p, &o, NULL, &rec), -EPERM, "no serial in the plan: refused");
+	is_int(guard_erase(p, &o, NULL, &rec), -EPERM, "no serial in the plan: refused");
 	o.want = "file:0:0:1:1.000000001";
-	is_int(erase_drive(p, &o, NULL, &rec), -EPERM, "wrong serial: refused");
+	is_int(guard_erase(p, &o, NULL, &rec), -EPERM, "wrong serial: refused");
 	ok(strstr(rec.msg, "not the drive the plan names") && strstr(rec.msg, serial) &&
 		   strstr(rec.msg, o.want),
 	   "message names both: %s", rec.msg);
 	o.want = "file:0:0:1";
-	is_int(erase_drive(p, &o, NULL, &rec), -EPERM, "old serial form: refused");
+	is_int(guard_erase(p, &o, NULL, &rec), -EPERM, "old serial form: refused");
 	ok(strstr(rec.msg, "re-read the serial"), "asks to re-read the serial: %s", rec.msg);
 	is_int(rec.n_attempts, 0, "nothing attempted");
 	ok(file_sum(p) == before, "data unchanged after refusals");
@@ -212,20 +213,20 @@ static void test_file_erase(void)
 	/* the stop flag is honoured before anything runs */
 	o.want = serial;
 	o.should_stop = stop_now;
-	is_int(erase_drive(p, &o, NULL, &rec), -ECANCELED, "stopped before the first method");
+	is_int(guard_erase(p, &o, NULL, &rec), -ECANCELED, "stopped before the first method");
 	ok(file_sum(p) == before, "data unchanged after stop");
 	o.should_stop = NULL;
 
 	/* a deadline that has passed */
 	o.deadline_ns = 1;
-	is_int(erase_drive(p, &o, NULL, &rec), -ETIMEDOUT, "deadline already passed");
+	is_int(guard_erase(p, &o, NULL, &rec), -ETIMEDOUT, "deadline already passed");
 	ok(strstr(rec.msg, "deadline"), "deadline message: %s", rec.msg);
 	ok(file_sum(p) == before, "data unchanged after the deadline");
 	o.deadline_ns = 0;
 
 	/* none: nothing happens, and it says so */
 	o.method = ERASE_NONE;
-	is_int(erase_drive(p, &o, NULL, &rec), 0, "none succeeds");
+	is_int(guard_erase(p, &o, NULL, &rec), 0, "none succeeds");
 	ok(rec.completed && rec.ran == ERASE_NONE && !rec.verify.done, "none recorded, no verify");
 	ok(file_sum(p) == before, "none changed nothing");
 
@@ -245,7 +246,7 @@ static void test_file_erase(void)
 
 	/* auto on a file: punch */
 	o.method = ERASE_AUTO;
-	is_int(erase_drive(p, &o, &id, &rec), 0, "auto erase of a file");
+	is_int(guard_erase(p, &o, &id, &rec), 0, "auto erase of a file");
 	is_int(rec.ran, ERASE_PUNCH, "punch ran");
 	ok(rec.n_attempts == 1 && rec.attempts[0].sent && rec.attempts[0].err == 0,
 	   "one attempt recorded");
@@ -259,7 +260,7 @@ static void test_file_erase(void)
 	/* explicit zero-fill, including the unaligned tail */
 	make_data(p, (4 << 20) + 100);
 	o.method = ERASE_ZERO;
-	is_int(erase_drive(p, &o, &id, &rec), 0, "zero-fill a file");
+	is_int(guard_erase(p, &o, &id, &rec), 0, "zero-fill a file");
 	is_int(rec.ran, ERASE_ZERO, "zero ran");
 	ok(rec.verify.passed, "verify passed after zero-fill");
 	{
@@ -281,7 +282,7 @@ static void test_file_erase(void)
 		bail_out("identify");
 	o.want = id.serial;
 	o.method = ERASE_SANITIZE_CRYPTO;
-	is_int(erase_drive(p, &o, NULL, &rec), -EOPNOTSUPP, "sanitize on a file refused");
+	is_int(guard_erase(p, &o, NULL, &rec), -EOPNOTSUPP, "sanitize on a file refused");
 	ok(rec.n_attempts == 1 && !rec.attempts[0].sent, "refused, not sent");
 	ok(file_sum(p) == before, "data unchanged");
 }
