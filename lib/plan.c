@@ -13,6 +13,7 @@
 #include "ini.h"
 #include "parse.h"
 #include "plan.h"
+#include "verdict.h"
 
 #define PLAN_INTERVAL_DEFAULT_NS 60000000000ULL
 #define PLAN_SANITIZE_DEADLINE_NS (48ULL * 3600 * 1000000000ULL)
@@ -323,7 +324,8 @@ static int plan_precondition_key(struct plan_ctx *c, const char *key, const char
 		ph->steady.criterion = (enum steady_criterion)crit;
 	} else if (!strcmp(key, "window")) {
 		c->steady_limits_set[0] = true;
-		return plan_uint(c, key, v, 2, 1000, &ph->steady.window);
+		return plan_uint(c, key, v, VERDICT_WINDOW_MIN, VERDICT_WINDOW_MAX,
+				 &ph->steady.window);
 	} else if (!strcmp(key, "data_limit") || !strcmp(key, "slope_limit")) {
 		if (parse_percent(v, true, &d))
 			return plan_bad(c, key, "a non-negative number ('20', '20%')", v);
@@ -339,7 +341,7 @@ static int plan_precondition_key(struct plan_ctx *c, const char *key, const char
 		return plan_bool(c, key, v, &ph->steady.limits_absolute);
 	} else if (!strcmp(key, "max_rounds")) {
 		c->steady_limits_set[4] = true;
-		return plan_uint(c, key, v, 0, 1000000, &ph->steady.max_rounds);
+		return plan_uint(c, key, v, 0, VERDICT_MAX_ROUNDS_MAX, &ph->steady.max_rounds);
 	} else if (!strcmp(key, "metrics") || !strcmp(key, "metric")) {
 		char buf[128], *save = NULL, *tok;
 
@@ -814,6 +816,22 @@ static void plan_json_profile(json_object *o, const char *key, const struct prof
 	json_object_object_add(o, key, j);
 }
 
+void plan_phase_verdict(const struct plan_phase *ph, struct verdict_params *vp)
+{
+	verdict_params_init(vp);
+	vp->p = ph->steady;
+	if (ph->steady_enabled) {
+		vp->criterion = (int)ph->steady.criterion;
+		vp->set = VERDICT_SET_WINDOW | VERDICT_SET_DATA | VERDICT_SET_SLOPE |
+			  VERDICT_SET_ABS | VERDICT_SET_MAX;
+	} else {
+		vp->none = true;
+		vp->set = VERDICT_SET_MAX;
+	}
+	memcpy(vp->metrics, ph->metrics, ph->nmetrics * sizeof(*vp->metrics));
+	vp->nmetrics = ph->nmetrics;
+}
+
 char *plan_phase_json(const struct plan *p, const struct plan_phase *ph)
 {
 	json_object *o = json_object_new_object();
@@ -836,36 +854,17 @@ char *plan_phase_json(const struct plan *p, const struct plan_phase *ph)
 		json_object_object_add(o, "iodepth", json_object_new_int((int)ph->iodepth));
 		break;
 	case PLAN_PRECONDITION: {
-		json_object *m = json_object_new_array();
+		struct verdict_params vp;
 
 		plan_json_profile(o, "workload", &ph->workload);
 		plan_json_profile(o, "load", &ph->load);
 		json_object_object_add(o, "threads", json_object_new_int((int)ph->threads));
 		json_object_object_add(o, "iodepth", json_object_new_int((int)ph->iodepth));
-		if (ph->steady_enabled) {
-			json_object_object_add(o, "criterion",
-					       json_object_new_string(
-						       steady_criterion_name(ph->steady.criterion)));
-			json_object_object_add(o, "window",
-					       json_object_new_int((int)ph->steady.window));
-			json_object_object_add(o, "data_limit",
-					       json_object_new_double(ph->steady.data_limit));
-			json_object_object_add(o, "slope_limit",
-					       json_object_new_double(ph->steady.slope_limit));
-			json_object_object_add(o, "limits_absolute",
-					       json_object_new_boolean(ph->steady.limits_absolute));
-		} else {
-			json_object_object_add(o, "criterion", json_object_new_string("none"));
-		}
-		json_object_object_add(o, "max_rounds",
-				       json_object_new_int64(ph->steady.max_rounds));
+		plan_phase_verdict(ph, &vp);
+		verdict_params_json(o, &vp);
 		json_object_object_add(o, "max_duration_s",
 				       json_object_new_int64(
 					       (int64_t)(ph->max_duration_ns / 1000000000ULL)));
-		for (size_t i = 0; i < ph->nmetrics; i++)
-			json_object_array_add(m, json_object_new_string(sample_metric_name(
-							    (enum sample_metric)ph->metrics[i])));
-		json_object_object_add(o, "metrics", m);
 		json_object_object_add(o, "after_steady",
 				       json_object_new_string(ph->continue_after_steady ? "continue"
 											: "stop"));

@@ -115,9 +115,26 @@ void plan_free(struct plan *p);
 bool plan_writes(const struct plan *p);
 const char *plan_kind_name(enum plan_kind k);
 
-/* The phase's parameters as JSON for the store (malloc'd), with the keys
- * the steady-state judgement reads back (criterion, window, data_limit,
- * slope_limit, limits_absolute, max_rounds, metrics). */
+struct verdict_params;
+
+/**
+ * plan_phase_verdict() - a precondition phase's steady-state parameters
+ * @ph: a PLAN_PRECONDITION phase
+ * @vp: result: its criterion (none when steady = none), every limit as
+ *      resolved by the parser, max_rounds and the tracking metrics
+ */
+void plan_phase_verdict(const struct plan_phase *ph, struct verdict_params *vp);
+
+/**
+ * plan_phase_json() - a phase's parameters as JSON for the store
+ * @p: the plan
+ * @ph: one of its phases
+ *
+ * A precondition's steady-state keys are written by verdict_params_json(),
+ * which verdict_params_parse() reads back (lib/verdict.h).
+ *
+ * Return: a malloc'd string, or NULL when out of memory.
+ */
 char *plan_phase_json(const struct plan *p, const struct plan_phase *ph);
 
 #endif

@@ -172,9 +172,6 @@ int cmd_analyze(struct cli *cli, int argc, char **argv)
 
 	jo.series_name = fio ? import_log_kind_name(series.kind) : (column ? column : "iops");
 	jo.series_unit = series.unit;
-	if ((r = judge_resolve(&jo)))
-		goto out;
-	jo.nmetrics = 1;
 	snprintf(name, sizeof(name), "%s", path);
 	src = json_object_new_object();
 	json_object_object_add(src, "file", json_object_new_string(path));
@@ -182,12 +179,7 @@ int cmd_analyze(struct cli *cli, int argc, char **argv)
 	json_object_object_add(src, "entries", json_object_new_int64((int64_t)series.entries));
 	if (fio)
 		json_object_object_add(src, "round_s", json_object_new_double(round_s));
-	{
-		const double *ys[1] = { series.values };
-
-		r = judge_report(name, src, ys, series.n, &jo, cli->format, stdout, NULL);
-	}
-out:
+	r = judge_series(name, src, series.values, series.n, &jo, cli->format);
 	import_series_free(&series);
 	return r;
 }

@@ -6,21 +6,13 @@
 #include <string.h>
 
 #include "judge.h"
+#include "out.h"
 #include "parse.h"
-
-enum {
-	JS_WINDOW = 1 << 0,
-	JS_DATA = 1 << 1,
-	JS_SLOPE = 1 << 2,
-	JS_ABS = 1 << 3,
-	JS_MAX = 1 << 4,
-};
 
 void judge_opts_init(struct judge_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->plan_criterion = -1;
-	o->cli_criterion = -1;
+	verdict_params_init(&o->cli);
 }
 
 int judge_parse_metrics(const char *list, int *m, size_t *n)
@@ -63,14 +55,15 @@ int judge_opt(struct judge_opts *o, int opt, const char *arg)
 			return cli_error(CLI_USAGE,
 					 "--criterion: '%s' is not one of snia, fio-slope, fio-dev",
 					 arg);
-		o->cli_criterion = c;
+		o->cli.criterion = c;
 		return CLI_OK;
 	case 1:
-		if (parse_uint_range(arg, 2, 1000000, &u))
-			return cli_error(CLI_USAGE, "--window: expected a number of rounds >= 2, not '%s'",
-					 arg);
-		o->cli.window = (unsigned int)u;
-		o->cli_set |= JS_WINDOW;
+		if (parse_uint_range(arg, VERDICT_WINDOW_MIN, VERDICT_WINDOW_MAX, &u))
+			return cli_error(CLI_USAGE,
+					 "--window: expected a number of rounds %u..%u, not '%s'",
+					 VERDICT_WINDOW_MIN, VERDICT_WINDOW_MAX, arg);
+		o->cli.p.window = (unsigned int)u;
+		o->cli.set |= VERDICT_SET_WINDOW;
 		return CLI_OK;
 	case 2:
 	case 3:
@@ -78,148 +71,30 @@ int judge_opt(struct judge_opts *o, int opt, const char *arg)
 			return cli_error(CLI_USAGE, "--%s: expected a non-negative number, not '%s'",
 					 opt - JUDGE_OPT_BASE == 2 ? "data-limit" : "slope-limit", arg);
 		if (opt - JUDGE_OPT_BASE == 2) {
-			o->cli.data_limit = d;
-			o->cli_set |= JS_DATA;
+			o->cli.p.data_limit = d;
+			o->cli.set |= VERDICT_SET_DATA;
 		} else {
-			o->cli.slope_limit = d;
-			o->cli_set |= JS_SLOPE;
+			o->cli.p.slope_limit = d;
+			o->cli.set |= VERDICT_SET_SLOPE;
 		}
 		return CLI_OK;
 	case 4:
-		o->cli.limits_absolute = true;
-		o->cli_set |= JS_ABS;
+		o->cli.p.limits_absolute = true;
+		o->cli.set |= VERDICT_SET_ABS;
 		return CLI_OK;
 	case 5:
-		if (parse_uint_range(arg, 0, 100000000, &u))
-			return cli_error(CLI_USAGE, "--max-rounds: expected a number (0: no cap), not '%s'",
-					 arg);
-		o->cli.max_rounds = (unsigned int)u;
-		o->cli_set |= JS_MAX;
+		if (parse_uint_range(arg, 0, VERDICT_MAX_ROUNDS_MAX, &u))
+			return cli_error(CLI_USAGE,
+					 "--max-rounds: expected a number 0..%u (0: no cap), not '%s'",
+					 VERDICT_MAX_ROUNDS_MAX, arg);
+		o->cli.p.max_rounds = (unsigned int)u;
+		o->cli.set |= VERDICT_SET_MAX;
 		return CLI_OK;
 	case 6:
-		return judge_parse_metrics(arg, o->cli_metrics, &o->cli_nmetrics);
+		return judge_parse_metrics(arg, o->cli.metrics, &o->cli.nmetrics);
 	default:
 		return CLI_USAGE;
 	}
-}
-
-int judge_opts_from_params(struct judge_opts *o, const char *json)
-{
-	json_object *root, *v;
-	int ret = 0;
-
-	if (!json || !*json)
-		return 0;
-	root = json_tokener_parse(json);
-	if (!root || !json_object_is_type(root, json_type_object)) {
-		json_object_put(root);
-		return -EINVAL;
-	}
-	if (json_object_object_get_ex(root, "criterion", &v) &&
-	    !strcmp(json_object_get_string(v), "none")) {
-		/* the plan judged nothing: its max_rounds only ended the phase;
-		 * judge with the criterion's defaults */
-		json_object_put(root);
-		return 0;
-	}
-	if (json_object_object_get_ex(root, "criterion", &v)) {
-		int c = steady_criterion_parse(json_object_get_string(v));
-
-		if (c < 0)
-			ret = -EINVAL;
-		o->plan_criterion = c;
-	}
-	if (json_object_object_get_ex(root, "window", &v)) {
-		int64_t w = json_object_get_int64(v);
-
-		if (w < 2 || w > 1000000)
-			ret = -EINVAL;
-		o->plan.window = (unsigned int)w;
-		o->plan_set |= JS_WINDOW;
-	}
-	if (json_object_object_get_ex(root, "data_limit", &v)) {
-		o->plan.data_limit = json_object_get_double(v);
-		o->plan_set |= JS_DATA;
-	}
-	if (json_object_object_get_ex(root, "slope_limit", &v)) {
-		o->plan.slope_limit = json_object_get_double(v);
-		o->plan_set |= JS_SLOPE;
-	}
-	if (json_object_object_get_ex(root, "limits_absolute", &v)) {
-		o->plan.limits_absolute = json_object_get_boolean(v);
-		o->plan_set |= JS_ABS;
-	}
-	if (json_object_object_get_ex(root, "max_rounds", &v)) {
-		int64_t m = json_object_get_int64(v);
-
-		if (m < 0 || m > 100000000)
-			ret = -EINVAL;
-		o->plan.max_rounds = (unsigned int)m;
-		o->plan_set |= JS_MAX;
-	}
-	if (json_object_object_get_ex(root, "metrics", &v)) {
-		size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
-
-		if (!n || n > SAMPLE_METRIC_N)
-			ret = -EINVAL;
-		for (size_t i = 0; !ret && i < n; i++) {
-			int m = sample_metric_parse(
-				json_object_get_string(json_object_array_get_idx(v, i)));
-
-			if (m < 0)
-				ret = -EINVAL;
-			else
-				o->plan_metrics[o->plan_nmetrics++] = m;
-		}
-	}
-	json_object_put(root);
-	return ret;
-}
-
-static void judge_apply(struct steady_params *p, const struct steady_params *from, unsigned int set)
-{
-	if (set & JS_WINDOW)
-		p->window = from->window;
-	if (set & JS_DATA)
-		p->data_limit = from->data_limit;
-	if (set & JS_SLOPE)
-		p->slope_limit = from->slope_limit;
-	if (set & JS_ABS)
-		p->limits_absolute = from->limits_absolute;
-	if (set & JS_MAX)
-		p->max_rounds = from->max_rounds;
-}
-
-int judge_resolve(struct judge_opts *o)
-{
-	int c = o->cli_criterion >= 0 ? o->cli_criterion
-		: o->plan_criterion >= 0 ? o->plan_criterion
-					 : STEADY_SNIA;
-
-	steady_params_default(&o->p, (enum steady_criterion)c);
-	if (o->plan_criterion < 0 || o->plan_criterion == c)
-		judge_apply(&o->p, &o->plan, o->plan_set);
-	judge_apply(&o->p, &o->cli, o->cli_set);
-	if (o->p.limits_absolute && c == STEADY_SNIA)
-		return cli_error(CLI_USAGE, "--absolute applies to the fio criteria only; SNIA "
-					    "limits are percentages of the window average");
-	if (o->p.max_rounds && o->p.max_rounds < o->p.window)
-		return cli_error(CLI_USAGE,
-				 "%s %u is below the window of %u rounds: no window could ever be "
-				 "judged (0 means no cap)",
-				 (o->cli_set & JS_MAX) ? "--max-rounds" : "the plan's max_rounds",
-				 o->p.max_rounds, o->p.window);
-	if (o->cli_nmetrics) {
-		memcpy(o->metrics, o->cli_metrics, sizeof(o->metrics));
-		o->nmetrics = o->cli_nmetrics;
-	} else if (o->plan_nmetrics) {
-		memcpy(o->metrics, o->plan_metrics, sizeof(o->metrics));
-		o->nmetrics = o->plan_nmetrics;
-	} else {
-		o->metrics[0] = SAMPLE_METRIC_IOPS;
-		o->nmetrics = 1;
-	}
-	return CLI_OK;
 }
 
 static const char *judge_name(const struct judge_opts *o, enum sample_metric m)
@@ -230,54 +105,6 @@ static const char *judge_name(const struct judge_opts *o, enum sample_metric m)
 static const char *judge_unit(const struct judge_opts *o, enum sample_metric m)
 {
 	return o->series_name ? (o->series_unit ? o->series_unit : "") : sample_metric_unit(m);
-}
-
-static json_object *judge_json_result(const struct steady_result *r, enum sample_metric m,
-				      const struct judge_opts *jo, const double *y)
-{
-	const struct steady_params *p = &jo->p;
-	json_object *o = json_object_new_object(), *win = json_object_new_array();
-	char buf[64];
-
-#define JD(key, v)                                                                                 \
-	do {                                                                                       \
-		snprintf(buf, sizeof(buf), "%.6g", (v));                                           \
-		json_object_object_add(o, key, json_object_new_double_s((v), buf));                \
-	} while (0)
-	json_object_object_add(o, "metric", json_object_new_string(judge_name(jo, m)));
-	json_object_object_add(o, "unit", json_object_new_string(judge_unit(jo, m)));
-	json_object_object_add(o, "criterion",
-			       json_object_new_string(steady_criterion_name(p->criterion)));
-	json_object_object_add(o, "window", json_object_new_int((int)p->window));
-	json_object_object_add(o, "steady", json_object_new_boolean(r->steady));
-	json_object_object_add(o, "steady_round",
-			       r->steady ? json_object_new_int64((int64_t)r->steady_round) : NULL);
-	json_object_object_add(o, "rounds", json_object_new_int64((int64_t)r->rounds));
-	json_object_object_add(o, "capped", json_object_new_boolean(r->capped));
-	json_object_object_add(o, "window_start", r->window_end ? json_object_new_int64(
-									 (int64_t)r->window_start)
-								 : NULL);
-	json_object_object_add(o, "window_end",
-			       r->window_end ? json_object_new_int64((int64_t)r->window_end) : NULL);
-	JD("average", r->average);
-	JD("slope", r->slope);
-	JD("intercept", r->intercept);
-	JD("data_excursion", r->data_excursion);
-	JD("slope_excursion", r->slope_excursion);
-	JD("data_limit", r->data_limit);
-	JD("slope_limit", r->slope_limit);
-	json_object_object_add(o, "data_ok", json_object_new_boolean(r->data_ok));
-	json_object_object_add(o, "slope_ok", json_object_new_boolean(r->slope_ok));
-	json_object_object_add(o, "lost", json_object_new_boolean(r->lost));
-	json_object_object_add(o, "lost_round",
-			       r->lost ? json_object_new_int64((int64_t)r->lost_round) : NULL);
-	for (size_t i = r->window_start; r->window_end && i <= r->window_end; i++) {
-		snprintf(buf, sizeof(buf), "%.6g", y[i - 1]);
-		json_object_array_add(win, json_object_new_double_s(y[i - 1], buf));
-	}
-	json_object_object_add(o, "window_values", win);
-#undef JD
-	return o;
 }
 
 static const char *judge_limit_desc(char *buf, size_t len, const struct steady_params *p,
@@ -291,9 +118,8 @@ static const char *judge_limit_desc(char *buf, size_t len, const struct steady_p
 }
 
 static void judge_print(FILE *f, const struct steady_result *r, enum sample_metric m,
-			const struct judge_opts *o, const double *y)
+			const struct steady_params *p, const struct judge_opts *o, const double *y)
 {
-	const struct steady_params *p = &o->p;
 	const char *unit = judge_unit(o, m);
 	char l1[64], l2[64], u[32];
 
@@ -325,44 +151,57 @@ static void judge_print(FILE *f, const struct steady_result *r, enum sample_metr
 			r->slope_ok ? "pass" : "FAIL");
 }
 
-int judge_report(const char *title, json_object *source, const double *const *ys, size_t n,
-		 const struct judge_opts *o, enum cli_format fmt, FILE *out, json_object **json)
+/* one row per metric, quoted by tools/out.c (a --column name may hold a comma) */
+static int judge_csv(FILE *out, const struct steady_result *res, const struct steady_result *all,
+		     const struct steady_params *p, const int *metrics, size_t nmetrics,
+		     const struct judge_opts *o)
 {
-	struct steady_result res[SAMPLE_METRIC_N], all;
-	int r;
+	struct out_col cols[VERDICT_CSV_NCOLS];
+	char buf[VERDICT_CSV_NCOLS][VERDICT_CSV_CELL_BYTES];
+	const char *cells[VERDICT_CSV_NCOLS];
+	struct out *t;
 
-	r = steady_judge_all(ys, o->nmetrics, n, &o->p, res, &all);
-	if (r == -EDOM) {
-		json_object_put(source);
-		return cli_error(CLI_USAGE, "%s: a value is negative, NaN or infinite", title);
+	for (size_t i = 0; i < VERDICT_CSV_NCOLS; i++)
+		cols[i] = (struct out_col){ .name = verdict_csv_columns[i] };
+	t = out_new(CLI_CSV, out, cols, VERDICT_CSV_NCOLS);
+	if (!t)
+		return cli_error(CLI_USAGE, "out of memory");
+	for (size_t k = 0; k < nmetrics; k++) {
+		verdict_result_csv(cells, buf, &res[k], all, p,
+				   judge_name(o, (enum sample_metric)metrics[k]));
+		for (size_t i = 0; i < VERDICT_CSV_NCOLS; i++)
+			out_str(t, cells[i]);
+		out_end_row(t);
 	}
-	if (r) {
-		json_object_put(source);
-		return cli_error(CLI_USAGE, "%s: invalid steady-state parameters", title);
-	}
+	if (out_finish(t))
+		return cli_error(CLI_USAGE, "cannot write the output: %s", strerror(EIO));
+	return CLI_OK;
+}
 
+/* Print a judgement: text, CSV or JSON (into *json when @json). */
+static int judge_show(const char *title, json_object *source, const double *const *ys,
+		      const struct steady_result *res, const struct steady_result *all,
+		      const struct steady_params *p, const int *metrics, size_t nmetrics,
+		      const struct judge_opts *o, enum cli_format fmt, FILE *out, json_object **json)
+{
 	if (json || fmt == CLI_JSON) {
 		/* the first metric's evidence at the top, the verdict of all */
-		json_object *doc = judge_json_result(&res[0], (enum sample_metric)o->metrics[0], o,
-						     ys[0]);
+		enum sample_metric m0 = (enum sample_metric)metrics[0];
+		json_object *doc = verdict_result_json(&res[0], all, p, judge_name(o, m0),
+						       judge_unit(o, m0), ys[0], VERDICT_JSON_SHORT);
 
-		json_object_object_add(doc, "steady", json_object_new_boolean(all.steady));
-		json_object_object_add(doc, "steady_round",
-				       all.steady ? json_object_new_int64((int64_t)all.steady_round)
-						  : NULL);
-		json_object_object_add(doc, "lost", json_object_new_boolean(all.lost));
-		json_object_object_add(doc, "lost_round",
-				       all.lost ? json_object_new_int64((int64_t)all.lost_round)
-						: NULL);
 		json_object_object_add(doc, "source", source);
-		if (o->nmetrics > 1) {
+		if (nmetrics > 1) {
 			json_object *arr = json_object_new_array();
 
-			for (size_t i = 0; i < o->nmetrics; i++)
-				json_object_array_add(arr, judge_json_result(
-								   &res[i],
-								   (enum sample_metric)o->metrics[i], o,
-								   ys[i]));
+			for (size_t i = 0; i < nmetrics; i++) {
+				enum sample_metric m = (enum sample_metric)metrics[i];
+
+				json_object_array_add(arr, verdict_result_json(
+								   &res[i], all, p, judge_name(o, m),
+								   judge_unit(o, m), ys[i],
+								   VERDICT_JSON_SHORT));
+			}
 			json_object_object_add(doc, "metrics", arr);
 		}
 		if (json) {
@@ -375,78 +214,79 @@ int judge_report(const char *title, json_object *source, const double *const *ys
 			json_object_put(doc);
 		}
 	} else if (fmt == CLI_CSV) {
-		json_object_put(source);
-		fprintf(out, "metric,criterion,window,rounds,steady,steady_round,window_start,"
-			     "window_end,average,slope,intercept,data_excursion,slope_excursion,"
-			     "data_limit,slope_limit,lost,lost_round\n");
-		for (size_t i = 0; i < o->nmetrics; i++) {
-			const struct steady_result *x = &res[i];
+		int r;
 
-			fprintf(out, "%s,%s,%u,%zu,%s,",
-				judge_name(o, (enum sample_metric)o->metrics[i]),
-				steady_criterion_name(o->p.criterion), o->p.window, x->rounds,
-				all.steady ? "true" : "false");
-			if (all.steady)
-				fprintf(out, "%zu", all.steady_round);
-			fprintf(out, ",");
-			if (x->window_end)
-				fprintf(out, "%zu,%zu", x->window_start, x->window_end);
-			else
-				fprintf(out, ",");
-			fprintf(out, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,", x->average, x->slope,
-				x->intercept, x->data_excursion, x->slope_excursion, x->data_limit,
-				x->slope_limit, all.lost ? "true" : "false");
-			if (all.lost)
-				fprintf(out, "%zu", all.lost_round);
-			fprintf(out, "\n");
-		}
+		json_object_put(source);
+		if ((r = judge_csv(out, res, all, p, metrics, nmetrics, o)))
+			return r;
 	} else {
 		json_object_put(source);
 		fprintf(out, "%s: ", title);
-		if (all.steady)
-			fprintf(out, "steady at round %zu", all.steady_round);
+		if (all->steady)
+			fprintf(out, "steady at round %zu", all->steady_round);
 		else
-			fprintf(out, "NOT steady after %zu rounds", all.rounds);
-		if (all.lost)
-			fprintf(out, ", steady state lost at round %zu", all.lost_round);
+			fprintf(out, "NOT steady after %zu rounds", all->rounds);
+		if (all->lost)
+			fprintf(out, ", steady state lost at round %zu", all->lost_round);
 		fprintf(out, "\n");
-		for (size_t i = 0; i < o->nmetrics; i++)
-			judge_print(out, &res[i], (enum sample_metric)o->metrics[i], o, ys[i]);
+		for (size_t i = 0; i < nmetrics; i++)
+			judge_print(out, &res[i], (enum sample_metric)metrics[i], p, o, ys[i]);
 	}
-	return all.steady ? CLI_OK : CLI_NOT;
+	return all->steady ? CLI_OK : CLI_NOT;
+}
+
+int judge_series(const char *title, json_object *source, const double *y, size_t n,
+		 const struct judge_opts *o, enum cli_format fmt)
+{
+	struct steady_result res[1], all;
+	struct verdict_params none;
+	struct steady_params p;
+	int metrics[SAMPLE_METRIC_N];
+	size_t nmetrics;
+	char err[256];
+	int r;
+
+	verdict_params_init(&none);
+	if (verdict_resolve(&none, &o->cli, &p, metrics, &nmetrics, err, sizeof(err))) {
+		json_object_put(source);
+		return cli_error(CLI_USAGE, "%s", err);
+	}
+	r = steady_judge_all(&y, 1, n, &p, res, &all);
+	if (r) {
+		json_object_put(source);
+		return cli_error(CLI_USAGE, "%s: %s", title,
+				 r == -EDOM ? "a value is negative, NaN or infinite"
+					    : "invalid steady-state parameters");
+	}
+	return judge_show(title, source, &y, res, &all, &p, metrics, 1, o, fmt, stdout, NULL);
 }
 
 int judge_phase(struct cli *cli, struct store *s, const struct store_run *run,
-		const struct store_phase *p, struct judge_opts *o, FILE *out, json_object **json)
+		const struct store_phase *p, const struct judge_opts *o, FILE *out,
+		json_object **json)
 {
-	double *ys[SAMPLE_METRIC_N] = { 0 };
-	size_t n = 0, k;
+	const double *ys[SAMPLE_METRIC_N];
+	struct verdict v;
 	json_object *src;
-	char title[256];
+	char title[256], err[512];
 	int r;
 
-	if ((r = judge_resolve(o)))
-		return r;
-	for (k = 0; k < o->nmetrics; k++) {
-		size_t nk;
-
-		if (store_series(s, p->id, (enum sample_metric)o->metrics[k], &ys[k], &nk)) {
-			r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
-			goto out;
-		}
-		/* a running phase may gain a round between two reads */
-		n = k == 0 || nk < n ? nk : n;
+	r = verdict_judge_phase(s, p, &o->cli, 0, &v, err, sizeof(err));
+	if (r) {
+		verdict_free(&v);
+		return cli_error(CLI_USAGE, "%s", err);
 	}
+	for (size_t k = 0; k < v.nmetrics; k++)
+		ys[k] = v.series[v.metrics[k]];
 	snprintf(title, sizeof(title), "run %lld phase %d (%s%s%s)", (long long)run->id, p->seq,
 		 p->kind, *p->name ? " " : "", p->name);
 	src = json_object_new_object();
 	json_object_object_add(src, "run", json_object_new_int64(run->id));
 	json_object_object_add(src, "phase", json_object_new_int(p->seq));
 	json_object_object_add(src, "workload", json_object_new_string(p->name));
-	r = judge_report(title, src, (const double *const *)ys, n, o, cli->format, out, json);
-out:
-	for (k = 0; k < o->nmetrics; k++)
-		free(ys[k]);
+	r = judge_show(title, src, ys, v.res, &v.all, &v.p, v.metrics, v.nmetrics, o, cli->format,
+		       out, json);
+	verdict_free(&v);
 	return r;
 }
 
@@ -483,11 +323,7 @@ int cmd_steady(struct cli *cli, int argc, char **argv)
 		return r;
 	if ((r = cli_open_phase(cli, run_id, (int)phase_seq, &ph)))
 		return r;
-	if (judge_opts_from_params(&jo, ph.p->params))
-		r = cli_error(CLI_USAGE, "run %lld phase %d: unreadable steady-state parameters",
-			      (long long)run_id, ph.p->seq);
-	else
-		r = judge_phase(cli, ph.s, &ph.run, ph.p, &jo, stdout, NULL);
+	r = judge_phase(cli, ph.s, &ph.run, ph.p, &jo, stdout, NULL);
 	cli_close_phase(&ph);
 	return r;
 }

@@ -10,31 +10,16 @@
 #include "cli.h"
 #include "sample.h"
 #include "steady.h"
+#include "verdict.h"
 
 /*
  * judge: the steady-state options shared by `steady`, `analyze` and `show`,
- * and the printing of a verdict with its evidence.
- *
- * The parameters resolve in this order: the criterion's defaults, then the
- * phase's own plan parameters (when the criterion is the plan's), then the
- * command-line options.
+ * and the printing of a verdict with its evidence.  What the parameters
+ * are, how they resolve and how a stored phase is judged is lib/verdict's;
+ * this is the command line's side of it.
  */
 struct judge_opts {
-	struct steady_params p; /* resolved by judge_resolve() */
-	int metrics[SAMPLE_METRIC_N];
-	size_t nmetrics;
-	/* from the plan (phase params) */
-	int plan_criterion; /* -1 none */
-	struct steady_params plan;
-	unsigned int plan_set;
-	int plan_metrics[SAMPLE_METRIC_N];
-	size_t plan_nmetrics;
-	/* from the command line */
-	int cli_criterion;
-	struct steady_params cli;
-	unsigned int cli_set;
-	int cli_metrics[SAMPLE_METRIC_N];
-	size_t cli_nmetrics;
+	struct verdict_params cli; /* from the command line */
 	/* analyze: one series from elsewhere, named and in its own unit */
 	const char *series_name;
 	const char *series_unit;
@@ -54,28 +39,31 @@ struct judge_opts {
 void judge_opts_init(struct judge_opts *o);
 /* handle one shared option; returns an exit code (CLI_USAGE on a bad value) */
 int judge_opt(struct judge_opts *o, int opt, const char *arg);
-/* apply a phase's params JSON (keys criterion, window, data_limit,
- * slope_limit, limits_absolute, max_rounds, metrics); -EINVAL if malformed */
-int judge_opts_from_params(struct judge_opts *o, const char *json);
 /* "iops,lat" -> metric ids; prints and returns an exit code */
 int judge_parse_metrics(const char *list, int *m, size_t *n);
-/* resolve the parameters; prints and returns an exit code */
-int judge_resolve(struct judge_opts *o);
 
 /*
- * judge_report() - judge the series and print the verdict with its evidence
- * @title: what was judged ("run 3 phase 2 (precondition 4k-randwrite)")
- * @ys: one series per o->metrics[i], @n rounds each
- * @fmt: output format (when @out is not NULL)
+ * judge_series() - judge one series from elsewhere and print the verdict
+ * @title: what was judged (the file's name)
+ * @source: where it came from, for JSON (consumed)
+ * @y: @n rounds
+ * @o: the command line's options, series_name and series_unit
+ * @fmt: output format
+ *
+ * Return: CLI_OK steady, CLI_NOT not steady, CLI_USAGE bad data.
+ */
+int judge_series(const char *title, json_object *source, const double *y, size_t n,
+		 const struct judge_opts *o, enum cli_format fmt);
+
+/*
+ * judge_phase() - judge a stored phase (lib/verdict) and print the verdict
+ * @out: where the text, CSV or JSON goes (when @json is NULL)
  * @json: when not NULL, receives the verdict as a JSON object instead
  *
  * Return: CLI_OK steady, CLI_NOT not steady, CLI_USAGE bad data.
  */
-int judge_report(const char *title, json_object *source, const double *const *ys, size_t n,
-		 const struct judge_opts *o, enum cli_format fmt, FILE *out, json_object **json);
-
-/* Re-judge a stored phase (see judge_report); resolves @o. */
 int judge_phase(struct cli *cli, struct store *s, const struct store_run *run,
-		const struct store_phase *p, struct judge_opts *o, FILE *out, json_object **json);
+		const struct store_phase *p, const struct judge_opts *o, FILE *out,
+		json_object **json);
 
 #endif

@@ -12,7 +12,7 @@
  * joined to the next column's first by a line.
  *
  * The steady-state verdict is the one `plateau show` and `plateau steady`
- * give (judge.h: the phase's own criterion, window, limits and metrics): the
+ * give (lib/verdict.h: the phase's own criterion, window, limits and metrics): the
  * window's first and last rounds are marked by dotted vertical lines in the
  * empty cells of their columns and by a bracket under the time axis.
  *
@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "judge.h"
 #include "parse.h"
+#include "verdict.h"
 
 #define PLOT_WIDTH_MIN 20
 #define PLOT_WIDTH_MAX 1000
@@ -610,61 +610,27 @@ static void plot_wrap(FILE *out, int width, const char *sep, const char *const *
 /* The verdict of a precondition phase as `plateau show` gives it. */
 struct plot_verdict {
 	bool judged;
-	bool plan_none; /* the plan said criterion = none: judged as `show` does */
-	struct steady_result all;
-	struct judge_opts jo;
+	struct verdict v; /* v.phase.none: the plan judges none, judged as `show` does */
 };
 
-static int plot_judge(struct store *s, const struct store_run *run, const struct store_phase *p,
-		      struct plot_verdict *v)
+static int plot_judge(struct store *s, const struct store_phase *p, struct plot_verdict *pv)
 {
-	struct steady_result res[SAMPLE_METRIC_N];
-	double *ys[SAMPLE_METRIC_N] = {0};
-	json_object *params, *crit;
-	size_t n = 0;
+	char err[512];
 	int r;
 
-	judge_opts_init(&v->jo);
-	params = p->params ? json_tokener_parse(p->params) : NULL;
-	v->plan_none = params && json_object_object_get_ex(params, "criterion", &crit) &&
-		       json_object_is_type(crit, json_type_string) &&
-		       !strcmp(json_object_get_string(crit), "none");
-	json_object_put(params);
-	if (judge_opts_from_params(&v->jo, p->params))
-		return cli_error(CLI_USAGE, "run %lld phase %d: unreadable steady-state parameters",
-				 (long long)run->id, p->seq);
-	if ((r = judge_resolve(&v->jo)))
-		return r;
-	/* the rounds every series has: a round stored between two queries (a
-	 * run in progress) is in the later series only */
-	for (size_t k = 0; k < v->jo.nmetrics; k++) {
-		size_t nk;
-
-		if (store_series(s, p->id, (enum sample_metric)v->jo.metrics[k], &ys[k], &nk)) {
-			r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
-			goto out;
-		}
-		n = k && n < nk ? n : nk;
-	}
-	r = steady_judge_all((const double *const *)ys, v->jo.nmetrics, n, &v->jo.p, res, &v->all);
-	if (r) {
-		r = cli_error(CLI_USAGE, "run %lld phase %d: %s", (long long)run->id, p->seq,
-			      r == -EDOM ? "a value is negative, NaN or infinite"
-					 : "invalid steady-state parameters");
-		goto out;
-	}
-	v->judged = true;
-out:
-	for (size_t k = 0; k < v->jo.nmetrics; k++)
-		free(ys[k]);
-	return r;
+	r = verdict_judge_phase(s, p, NULL, 0, &pv->v, err, sizeof(err));
+	verdict_free(&pv->v);
+	if (r)
+		return cli_error(CLI_USAGE, "%s", err);
+	pv->judged = true;
+	return CLI_OK;
 }
 
 /* The verdict and how it was judged, wrapped to @width. */
 static void plot_verdict_line(FILE *out, int width, const struct plot_verdict *v,
 			      const struct store_phase *p)
 {
-	const struct steady_result *a = &v->all;
+	const struct steady_result *a = &v->v.all;
 	char verdict[160], how[192], metrics[128] = "", kind[16];
 	const char *parts[2] = {verdict, how};
 
@@ -673,9 +639,9 @@ static void plot_verdict_line(FILE *out, int width, const struct plot_verdict *v
 			plot_clean(kind, sizeof(kind), p->kind));
 		return;
 	}
-	for (size_t k = 0; k < v->jo.nmetrics; k++)
+	for (size_t k = 0; k < v->v.nmetrics; k++)
 		snprintf(metrics + strlen(metrics), sizeof(metrics) - strlen(metrics), "%s%s",
-			 k ? "," : "", sample_metric_name((enum sample_metric)v->jo.metrics[k]));
+			 k ? "," : "", sample_metric_name((enum sample_metric)v->v.metrics[k]));
 	if (a->steady)
 		snprintf(verdict, sizeof(verdict), "steady at round %zu (window %zu-%zu)",
 			 a->steady_round, a->window_start, a->window_end);
@@ -686,8 +652,8 @@ static void plot_verdict_line(FILE *out, int width, const struct plot_verdict *v
 		snprintf(verdict + strlen(verdict), sizeof(verdict) - strlen(verdict),
 			 ", lost at round %zu", a->lost_round);
 	snprintf(how, sizeof(how), "%s on %s, window %u rounds%s",
-		 steady_criterion_name(v->jo.p.criterion), metrics, v->jo.p.window,
-		 v->plan_none ? " (the plan judges none)" : "");
+		 steady_criterion_name(v->v.p.criterion), metrics, v->v.p.window,
+		 v->v.phase.none ? " (the plan judges none)" : "");
 	plot_wrap(out, width, "; ", parts, 2);
 }
 
@@ -772,11 +738,11 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(p->kind, "precondition")) {
-		if ((r = plot_judge(s, &ph.run, p, &v)))
+		if ((r = plot_judge(s, p, &v)))
 			goto out;
-		if (v.all.steady) {
-			d.win_first = v.all.window_start;
-			d.win_last = v.all.window_end;
+		if (v.v.all.steady) {
+			d.win_first = v.v.all.window_start;
+			d.win_last = v.v.all.window_end;
 		}
 	}
 	d.t0_ns = p->started_ns;
@@ -815,7 +781,7 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 	ch.unit = sample_metric_unit(d.metric);
 	/* both rounds are seen unless samples changed between the judgement
 	 * and the read; then there is no window to mark */
-	ch.window = v.judged && v.all.steady && d.rounds >= d.win_last;
+	ch.window = v.judged && v.v.all.steady && d.rounds >= d.win_last;
 	ch.win_first_s = d.win_first_s;
 	ch.win_last_s = d.win_last_s;
 	snprintf(win_label, sizeof(win_label), "window %zu-%zu", d.win_first, d.win_last);

@@ -630,11 +630,6 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 			struct judge_opts jo;
 
 			judge_opts_init(&jo);
-			if (judge_opts_from_params(&jo, p->params)) {
-				r = cli_error(CLI_USAGE, "run %lld phase %d: unreadable parameters",
-					      (long long)run_id, p->seq);
-				goto out;
-			}
 			if (doc) {
 				json_object *jp = json_object_array_get_idx(jphases, i), *js = NULL;
 

@@ -13,9 +13,8 @@
  * JSON every '<' is written as \u003c, so no value can close the <script>
  * element it sits in ("</script>") or open a comment ("<!--").
  *
- * The steady-state verdicts are those of `plateau steady`: the phase's own
- * plan parameters resolved by tools/judge.c, steady_judge_all() over
- * store_series().  The time charts are bounded in size: a phase with more
+ * The steady-state verdicts are those of `plateau steady`:
+ * verdict_judge_phase() (lib/verdict.h) with the phase's own parameters.  The time charts are bounded in size: a phase with more
  * than REP_BUCKETS samples is drawn from the minimum and the maximum of
  * each of REP_BUCKETS consecutive spans (so peaks and dips survive), and
  * the report says so.  The verdicts and the tables always use every sample.
@@ -39,8 +38,8 @@
 
 #include "cli.h"
 #include "embed.h"
-#include "judge.h"
 #include "parse.h"
+#include "verdict.h"
 #include "version.h"
 
 
@@ -75,11 +74,9 @@ struct rep_steady {
 	bool has;    /* a precondition phase with samples */
 	bool judged; /* false: why[] says why not */
 	char why[128];
-	struct judge_opts jo;
-	struct steady_result res[SAMPLE_METRIC_N]; /* per jo.metrics[k] */
-	struct steady_result all;
-	double *y[SAMPLE_METRIC_N]; /* every metric's rounds, by metric id */
-	size_t n;		    /* rounds (full samples) */
+	/* every metric's rounds (v.series, by metric id; v.n full samples),
+	 * the parameters and the results per v.metrics[k] */
+	struct verdict v;
 };
 
 struct rep_point {
@@ -269,8 +266,7 @@ static char *rep_load(char *buf, size_t len, const struct store_phase *p)
 
 static void rep_steady_free(struct rep_steady *st)
 {
-	for (int m = 0; m < SAMPLE_METRIC_N; m++)
-		free(st->y[m]);
+	verdict_free(&st->v);
 }
 
 /* Re-judge a precondition phase with the criterion its plan named. */
@@ -278,38 +274,21 @@ static int rep_judge(struct rep *R, const struct rep_run *rr, size_t i)
 {
 	const struct store_phase *p = &rr->phases[i];
 	struct rep_steady *st = &rr->steady[i];
-	const double *ys[SAMPLE_METRIC_N];
-	size_t n = SIZE_MAX;
+	char err[512];
 	int r;
 
-	judge_opts_init(&st->jo);
-	if (judge_opts_from_params(&st->jo, p->params))
-		return cli_error(CLI_USAGE, "run %lld phase %d: unreadable steady-state parameters",
-				 (long long)rr->run.id, p->seq);
-	if ((r = judge_resolve(&st->jo)))
-		return r;
-	for (int m = 0; m < SAMPLE_METRIC_N; m++) {
-		size_t nm;
-
-		if (store_series(R->s, p->id, (enum sample_metric)m, &st->y[m], &nm))
-			return cli_error(CLI_USAGE, "%s", store_errmsg(R->s));
-		/* a running phase may gain a round between two queries */
-		if (nm < n)
-			n = nm;
-	}
-	st->n = n;
-	st->has = true;
-	for (size_t k = 0; k < st->jo.nmetrics; k++)
-		ys[k] = st->y[st->jo.metrics[k]];
-	r = steady_judge_all(ys, st->jo.nmetrics, n, &st->jo.p, st->res, &st->all);
-	if (r) {
-		snprintf(st->why, sizeof(st->why), "%s",
-			 r == -EDOM ? "a value is negative, NaN or infinite"
-				    : "invalid steady-state parameters");
+	r = verdict_judge_phase(R->s, p, NULL, VERDICT_ALL_SERIES, &st->v, err, sizeof(err));
+	if (r == -EDOM) {
+		/* the charts still show the rounds */
+		st->has = true;
+		snprintf(st->why, sizeof(st->why), "a value is negative, NaN or infinite");
 		cli_warn("run %lld phase %d: not judged: %s", (long long)rr->run.id, p->seq,
 			 st->why);
 		return CLI_OK;
 	}
+	if (r)
+		return cli_error(CLI_USAGE, "%s", err);
+	st->has = true;
 	st->judged = true;
 	return CLI_OK;
 }
@@ -322,7 +301,7 @@ static const char *rep_sep(size_t *n)
 static char *rep_verdict(char *buf, size_t len, const struct rep_steady *st,
 			 const struct store_phase *p)
 {
-	const struct steady_result *a = &st->all;
+	const struct steady_result *a = &st->v.all;
 	size_t o, n = 0;
 
 	if (!st->has) {
@@ -343,7 +322,7 @@ static char *rep_verdict(char *buf, size_t len, const struct rep_steady *st,
 	/* the reasons, in one parenthesis */
 	if (o < len && !a->steady && !a->window_end)
 		o += (size_t)snprintf(buf + o, len - o, "%sfewer than the window of %u",
-				      rep_sep(&n), st->jo.p.window);
+				      rep_sep(&n), st->v.p.window);
 	if (o < len && a->capped)
 		o += (size_t)snprintf(buf + o, len - o, "%smax-rounds cap reached", rep_sep(&n));
 	if (o < len && !a->steady && !strcmp(p->state, "running"))
@@ -459,8 +438,8 @@ static json_object *rep_series(struct rep *R, size_t ri, size_t pi, size_t *per_
 	json_object *o = json_object_new_object();
 
 	c.per_bucket = count > REP_BUCKETS ? ((size_t)count + REP_BUCKETS - 1) / REP_BUCKETS : 1;
-	if (st->judged && st->all.steady)
-		c.steady_round = st->all.steady_round;
+	if (st->judged && st->v.all.steady)
+		c.steady_round = st->v.all.steady_round;
 	for (size_t k = 0; k < REP_NCURVES; k++) {
 		c.ds[k].t = json_object_new_array();
 		c.ds[k].y = json_object_new_array();
@@ -555,11 +534,11 @@ static double rep_max(const double *y, size_t from, size_t to)
 static void rep_evidence(FILE *f, const struct rep_steady *st, size_t k,
 			 const struct store_phase *p)
 {
-	const struct steady_params *sp = &st->jo.p;
-	const struct steady_result *r = &st->res[k];
-	enum sample_metric m = (enum sample_metric)st->jo.metrics[k];
+	const struct steady_params *sp = &st->v.p;
+	const struct steady_result *r = &st->v.res[k];
+	enum sample_metric m = (enum sample_metric)st->v.metrics[k];
 	const char *unit = rep_unit(sample_metric_unit(m));
-	const double *y = st->y[m];
+	const double *y = st->v.series[m];
 	char buf[256], l[64];
 
 	fputs("<table class=\"kv evidence\">\n", f);
@@ -570,7 +549,7 @@ static void rep_evidence(FILE *f, const struct rep_steady *st, size_t k,
 	snprintf(buf, sizeof(buf), "%s (%s)", sample_metric_name(m), unit);
 	h_kv(f, "Metric", buf);
 	snprintf(buf, sizeof(buf), "%zu\xe2\x80\x93%zu (%s)", r->window_start, r->window_end,
-		 st->all.steady ? "the first window that passed" : "the last window judged");
+		 st->v.all.steady ? "the first window that passed" : "the last window judged");
 	h_kv(f, "Rounds", buf);
 	fputs("<tr><th>Values</th><td class=\"n\">", f);
 	for (size_t i = r->window_start; i <= r->window_end; i++)
@@ -605,7 +584,7 @@ static void rep_evidence(FILE *f, const struct rep_steady *st, size_t k,
 		h_td(f, NULL, buf);
 		fputs("</tr>\n", f);
 	}
-	fprintf(f, "<tr class=\"%s\"><th>Verdict</th>", st->all.steady ? "pass" : "fail");
+	fprintf(f, "<tr class=\"%s\"><th>Verdict</th>", st->v.all.steady ? "pass" : "fail");
 	h_td(f, "verdict", rep_verdict(buf, sizeof(buf), st, p));
 	fputs("</tr>\n</table>\n", f);
 }
@@ -638,9 +617,9 @@ static void rep_windows(struct rep *R, size_t k)
 			      "the phase's own criterion.</p>\n<div class=\"grid\">\n",
 			      f);
 		any = true;
-		for (size_t m = 0; m < (st->judged ? st->jo.nmetrics : 1); m++) {
-			enum sample_metric metric = (enum sample_metric)st->jo.metrics[m];
-			const struct steady_result *r = &st->res[m];
+		for (size_t m = 0; m < (st->judged ? st->v.nmetrics : 1); m++) {
+			enum sample_metric metric = (enum sample_metric)st->v.metrics[m];
+			const struct steady_result *r = &st->v.res[m];
 			json_object *w;
 			char buf[256], cap[512], attrs[64];
 
@@ -656,7 +635,7 @@ static void rep_windows(struct rep *R, size_t k)
 					h_printf(f,
 						 "%zu rounds so far: the window is %u rounds, so "
 						 "there is nothing to judge yet.",
-						 st->n, st->jo.p.window);
+						 st->v.n, st->v.p.window);
 				else
 					h_esc(f, st->why);
 				fputs("</p>\n</div>\n", f);
@@ -678,14 +657,14 @@ static void rep_windows(struct rep *R, size_t k)
 				json_object *v = json_object_new_array();
 
 				for (size_t i = r->window_start; i <= r->window_end; i++)
-					json_object_array_add(v, j_num(st->y[metric][i - 1], 6));
+					json_object_array_add(v, j_num(st->v.series[metric][i - 1], 6));
 				json_object_object_add(w, "values", v);
 			}
 			json_object_object_add(w, "average", j_num(r->average, 10));
 			json_object_object_add(w, "slope", j_num(r->slope, 10));
 			json_object_object_add(w, "intercept", j_num(r->intercept, 10));
 			json_object_object_add(w, "steady",
-					       json_object_new_boolean(st->all.steady));
+					       json_object_new_boolean(st->v.all.steady));
 			json_object_object_add(w, "verdict", json_object_new_string(buf));
 			snprintf(attrs, sizeof(attrs), "data-chart=\"window\" data-window=\"%zu\"",
 				 json_object_array_length(R->jwindows));
@@ -721,7 +700,7 @@ static void rep_group_table(struct rep *R, size_t k)
 			continue;
 		st = &rr->steady[pi];
 		p = &rr->phases[pi];
-		a = &st->all;
+		a = &st->v.all;
 		fputs("<tr><td>", f);
 		rep_run_ref(f, rr);
 		fprintf(f, "</td><td class=\"n\">%d</td>", p->seq);
@@ -741,12 +720,12 @@ static void rep_group_table(struct rep *R, size_t k)
 				"<td class=\"n\">%.1f&#8239;\xc2\xb5s</td>"
 				"<td class=\"n\">%.1f&#8239;\xc2\xb5s</td>"
 				"<td class=\"n\">%.1f&#8239;\xc2\xb5s</td>",
-				s, e, rep_mean(st->y[SAMPLE_METRIC_IOPS], s, e),
-				rep_mean(st->y[SAMPLE_METRIC_BW], s, e),
-				rep_mean(st->y[SAMPLE_METRIC_LAT], s, e),
-				rep_mean(st->y[SAMPLE_METRIC_P99], s, e),
-				rep_max(st->y[SAMPLE_METRIC_LAT_MAX], s, e),
-				rep_mean(st->y[SAMPLE_METRIC_LAT_STDDEV], s, e));
+				s, e, rep_mean(st->v.series[SAMPLE_METRIC_IOPS], s, e),
+				rep_mean(st->v.series[SAMPLE_METRIC_BW], s, e),
+				rep_mean(st->v.series[SAMPLE_METRIC_LAT], s, e),
+				rep_mean(st->v.series[SAMPLE_METRIC_P99], s, e),
+				rep_max(st->v.series[SAMPLE_METRIC_LAT_MAX], s, e),
+				rep_mean(st->v.series[SAMPLE_METRIC_LAT_STDDEV], s, e));
 		} else {
 			for (int i = 0; i < 7; i++)
 				h_td(f, NULL, NULL);
@@ -1176,7 +1155,7 @@ static int rep_run(struct rep *R, size_t ri)
 		fprintf(f, "<td class=\"n\">%lld</td>", (long long)p->rounds);
 		if (!strcmp(p->kind, "precondition")) {
 			fprintf(f, "<td class=\"%s\">",
-				rr->steady[i].judged && rr->steady[i].all.steady ? "pass" : "fail");
+				rr->steady[i].judged && rr->steady[i].v.all.steady ? "pass" : "fail");
 			h_esc(f, rep_verdict(buf, sizeof(buf), &rr->steady[i], p));
 			fputs("</td>", f);
 		} else {
@@ -1277,7 +1256,7 @@ static void rep_summary(struct rep *R)
 			if (strcmp(p->kind, "precondition"))
 				continue;
 			fprintf(f, "%s<span class=\"%s\">", k++ ? "<br>" : "",
-				rr->steady[i].judged && rr->steady[i].all.steady ? "pass" : "fail");
+				rr->steady[i].judged && rr->steady[i].v.all.steady ? "pass" : "fail");
 			h_printf(f, "phase %d %s: %s", p->seq, p->name,
 				 rep_verdict(buf, sizeof(buf), &rr->steady[i], p));
 			fputs("</span>", f);

@@ -386,10 +386,10 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 	if (!V(O_YES) && plan_writes(&pl) && isatty(STDIN_FILENO) &&
 	    (g.id.kind != TARGET_FILE || V(O_ERASE)))
 		run_confirm(&g, V(O_ERASE) && strcmp(V(O_ERASE), "none"));
-	plan_free(&pl);
 
 	if ((r = run_mkdir_parent(cli->db_path))) {
 		guard_close(&g);
+		plan_free(&pl);
 		free(plan);
 		return cli_error(CLI_USAGE, "%s: cannot create its directory: %s", cli->db_path,
 				 strerror(-r));
@@ -397,6 +397,7 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 	r = store_open(cli->db_path, STORE_CREATE, &s, err, sizeof(err));
 	if (r) {
 		guard_close(&g);
+		plan_free(&pl);
 		free(plan);
 		return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s", err);
 	}
@@ -407,7 +408,8 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 	who.pid = getpid();
 	who.cmd = *cmd ? cmd : NULL;
 	who.via = STORE_VIA_CLI;
-	r = runner_create_run(s, plan, "options", &id, host, &who, &run_id, err, sizeof(err));
+	r = runner_create_run(s, &pl, plan, &id, host, &who, &run_id, NULL, err, sizeof(err));
+	plan_free(&pl);
 	free(plan);
 	if (r) {
 		guard_close(&g);

@@ -5,7 +5,7 @@
  * What runs, and their last sample, come from the daemon (the status
  * request, daemon/control.c); how close the current precondition phase is to
  * steady state comes from the database: the last W rounds of the phase
- * judged as one window with the phase's own criterion (judge.h), each
+ * judged as one window with the phase's own criterion (lib/verdict.h), each
  * excursion shown as a share of its limit.  Both at or under 100 %: that
  * window passes (SNIA compares inclusively, fio strictly).
  *
@@ -26,8 +26,8 @@
 #include <json-c/json.h>
 
 #include "cli.h"
-#include "judge.h"
 #include "parse.h"
+#include "verdict.h"
 
 
 #define TOP_INTERVAL_DEFAULT_NS (2ULL * 1000000000ULL)
@@ -142,14 +142,10 @@ static void top_pct(FILE *out, const char *what, double excursion, double limit)
  */
 static void top_window(FILE *out, struct top_db *db, int64_t run_id, int phase_seq)
 {
-	struct steady_result res[SAMPLE_METRIC_N], all;
-	double *ys[SAMPLE_METRIC_N] = {0};
-	const double *win[SAMPLE_METRIC_N];
 	struct store_phase *ph = NULL, *p = NULL;
-	struct steady_params sp;
-	struct judge_opts jo;
-	json_object *params = NULL, *crit;
-	size_t nph = 0, n = 0, w;
+	struct verdict v = { 0 };
+	size_t nph = 0, w;
+	char err[512];
 	bool none;
 
 	if (!top_db_open(db)) {
@@ -168,62 +164,35 @@ static void top_window(FILE *out, struct top_db *db, int64_t run_id, int phase_s
 			(long long)run_id, phase_seq, db->path);
 		goto out;
 	}
-	params = p->params ? json_tokener_parse(p->params) : NULL;
-	crit = params ? top_get(params, "criterion", json_type_string) : NULL;
-	none = crit && !strcmp(json_object_get_string(crit), "none");
-	judge_opts_init(&jo);
-	if (judge_opts_from_params(&jo, p->params)) {
-		fprintf(out, "  window    unknown: run %lld phase %d: unreadable parameters\n",
-			(long long)run_id, phase_seq);
+	if (verdict_judge_phase(db->s, p, NULL, VERDICT_LAST_WINDOW, &v, err, sizeof(err))) {
+		fprintf(out, "  window    unknown: %s\n", err);
 		goto out;
 	}
-	if (judge_resolve(&jo))
-		goto out;
-	/* the rounds every series has: a round stored between two queries
-	 * is in the later series only */
-	for (size_t k = 0; k < jo.nmetrics; k++) {
-		size_t nk;
-
-		if (store_series(db->s, p->id, (enum sample_metric)jo.metrics[k], &ys[k], &nk)) {
-			fprintf(out, "  window    unknown: %s\n", store_errmsg(db->s));
-			goto out;
-		}
-		n = k && n < nk ? n : nk;
-	}
-	w = jo.p.window;
-	if (n < w) {
-		fprintf(out, "  window    %zu of %zu rounds measured (%s%s)\n", n, w,
-			steady_criterion_name(jo.p.criterion),
+	none = v.phase.none;
+	w = v.p.window;
+	if (!v.judged) {
+		fprintf(out, "  window    %zu of %zu rounds measured (%s%s)\n", v.n, w,
+			steady_criterion_name(v.p.criterion),
 			none ? ", the plan judges none" : "");
 		goto out;
 	}
-	for (size_t k = 0; k < jo.nmetrics; k++)
-		win[k] = ys[k] + (n - w);
-	sp = jo.p;
-	sp.max_rounds = 0;
-	if (steady_judge_all(win, jo.nmetrics, w, &sp, res, &all)) {
-		fprintf(out, "  window    unknown: a value is negative, NaN or infinite\n");
-		goto out;
-	}
-	for (size_t k = 0; k < jo.nmetrics; k++) {
-		const struct steady_result *x = &res[k];
+	for (size_t k = 0; k < v.nmetrics; k++) {
+		const struct steady_result *x = &v.res[k];
 
-		fprintf(out, "  %-9s rounds %zu-%zu, %s %s: ", k ? "" : "window", n - w + 1, n,
-			steady_criterion_name(sp.criterion),
-			sample_metric_name((enum sample_metric)jo.metrics[k]));
-		if (sp.criterion != STEADY_FIO_SLOPE)
+		fprintf(out, "  %-9s rounds %zu-%zu, %s %s: ", k ? "" : "window", v.first + 1, v.n,
+			steady_criterion_name(v.p.criterion),
+			sample_metric_name((enum sample_metric)v.metrics[k]));
+		if (v.p.criterion != STEADY_FIO_SLOPE)
 			top_pct(out, "data", x->data_excursion, x->data_limit);
-		if (sp.criterion == STEADY_SNIA)
+		if (v.p.criterion == STEADY_SNIA)
 			fputs(", ", out);
-		if (sp.criterion != STEADY_FIO_DEV)
+		if (v.p.criterion != STEADY_FIO_DEV)
 			top_pct(out, "slope", x->slope_excursion, x->slope_limit);
 		fprintf(out, "%s%s\n", x->data_ok && x->slope_ok ? " (passes)" : "",
 			none && !k ? " (the plan judges none)" : "");
 	}
 out:
-	for (size_t k = 0; k < SAMPLE_METRIC_N; k++)
-		free(ys[k]);
-	json_object_put(params);
+	verdict_free(&v);
 	store_phases_free(ph, nph);
 }
 

@@ -171,6 +171,12 @@ is "$RC" 1 "analyze of a non-steady CSV: exit 1"
 run analyze $FIX/analyze-steady.csv --column lat_us
 is "$RC" 0 "analyze --column lat_us: exit 0 (steady latency)"
 like "$OUT" 'metric +lat_us' "analyze --column: the column is the metric"
+# a column name with a comma is one CSV field (RFC 4180, tools/out.c), not two
+printf 'round,"a,b"\n1,100\n2,100\n3,100\n4,100\n5,100\n' >"$T/comma.csv"
+run analyze "$T/comma.csv" --column 'a,b' --csv
+is "$RC" 0 "analyze --column 'a,b' --csv: exit 0"
+is "$(printf '%s\n' "$OUT" | sed -n 2p | cut -c1-12)" '"a,b",snia,5' \
+	"analyze --csv quotes a metric name with a comma"
 run --db "$DB" steady 1 --window 6 --data-limit 5 --slope-limit 5
 is "$RC" 1 "steady with tighter limits than the plan's: exit 1"
 run --db "$DB" steady 2 --max-rounds 0 --criterion fio-dev --data-limit 50

@@ -315,7 +315,7 @@ static void test_defaults(void)
 	is_u64(p.phases[3].point_ns, 60 * S_NS, "sweep: 60s a point");
 	is_u64(p.phases[3].ramp_ns, 5 * S_NS, "sweep: 5s ramp");
 
-	/* the keys the steady-state judgement reads back (judge.c) */
+	/* the keys the steady-state judgement reads back (lib/verdict.c) */
 	json = plan_phase_json(&p, &p.phases[2]);
 	is_str(json,
 	       "{\"kind\":\"precondition\",\"workload\":{\"name\":\"4k-randwrite\",\"pattern\":"
@@ -323,7 +323,7 @@ static void test_defaults(void)
 	       "\"4k-randwrite\",\"pattern\":\"random\",\"read_pct\":0.0,\"bssplit\":\"4k/100\"},"
 	       "\"threads\":16,\"iodepth\":16,\"criterion\":\"snia\",\"window\":5,\"data_limit\":"
 	       "20.0,\"slope_limit\":10.0,\"limits_absolute\":false,\"max_rounds\":25,"
-	       "\"max_duration_s\":0,\"metrics\":[\"iops\"],\"after_steady\":\"stop\"}",
+	       "\"metrics\":[\"iops\"],\"max_duration_s\":0,\"after_steady\":\"stop\"}",
 	       "plan_phase_json of the default precondition");
 	free(json);
 	plan_free(&p);
