@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "clock.h"
 #include "embed.h"
 #include "store.h"
 
@@ -371,35 +372,6 @@ fail:
 	return r;
 }
 
-int store_integrity(struct store *s, char *buf, size_t len)
-{
-	sqlite3_stmt *st;
-	int rc, ret = 0;
-
-	rc = sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlfail(s, rc, "integrity_check");
-	rc = sqlite3_step(st);
-	snprintf(buf, len, "%s",
-		 rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : "no result");
-	if (rc != SQLITE_ROW || strcmp(buf, "ok"))
-		ret = -EBADMSG;
-	sqlite3_finalize(st);
-	if (ret)
-		return ret;
-	rc = sqlite3_prepare_v2(s->db, "PRAGMA foreign_key_check", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlfail(s, rc, "foreign_key_check");
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(buf, len, "foreign key violation in table %s row %lld",
-			 (const char *)sqlite3_column_text(st, 0),
-			 (long long)sqlite3_column_int64(st, 1));
-		ret = -EBADMSG;
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
 int store_begin(struct store *s)
 {
 	return store_exec(s, "BEGIN IMMEDIATE");
@@ -485,14 +457,6 @@ static void store_bind_text_or_null(sqlite3_stmt *st, int i, const char *t)
 		sqlite3_bind_null(st, i);
 }
 
-static int64_t store_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* --- drives --- */
 
 #define DRIVE_COLS                                                                                 \
@@ -551,7 +515,7 @@ int store_drive_upsert(struct store *s, struct store_drive *d)
 		sqlite3_bind_int64(st, 9, d->lba_bytes);
 		if (pass) {
 			if (!d->first_seen_ns)
-				d->first_seen_ns = store_now_ns();
+				d->first_seen_ns = clock_wall_ns();
 			sqlite3_bind_text(st, 10, d->path, -1, SQLITE_STATIC);
 			sqlite3_bind_int64(st, 11, d->first_seen_ns);
 		}
@@ -570,26 +534,6 @@ int store_drive_upsert(struct store *s, struct store_drive *d)
 			return store_sqlfail(s, rc, pass ? "inserting drive" : "finding drive");
 	}
 	return -EIO;
-}
-
-int store_drive_get(struct store *s, int64_t id, struct store_drive *d)
-{
-	sqlite3_stmt *st;
-	int rc, ret;
-
-	ret = store_prepare(s, "SELECT " DRIVE_COLS " FROM drives WHERE id = ?1", &st);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		ret = store_drive_row(s, st, 0, d);
-	else if (rc == SQLITE_DONE)
-		ret = store_fail(s, -ENOENT, "no drive %lld", (long long)id);
-	else
-		ret = store_sqlfail(s, rc, "reading drive");
-	sqlite3_finalize(st);
-	return ret;
 }
 
 /* --- runs --- */
@@ -682,7 +626,7 @@ int store_run_insert(struct store *s, struct store_run *r)
 		return ret;
 	}
 	if (!r->created_ns)
-		r->created_ns = store_now_ns();
+		r->created_ns = clock_wall_ns();
 	sqlite3_bind_int64(st, 1, r->drive_id);
 	sqlite3_bind_text(st, 2, r->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, r->plan ? r->plan : "", -1, SQLITE_STATIC);
@@ -716,7 +660,7 @@ int store_run_set_state(struct store *s, int64_t run_id, const char *state, cons
 		return ret;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, now_ns ? now_ns : store_now_ns());
+	sqlite3_bind_int64(st, 3, now_ns ? now_ns : clock_wall_ns());
 	store_bind_text_or_null(st, 4, error);
 	ret = store_step_done(s, st, "updating run state");
 	if (!ret && sqlite3_changes(s->db) != 1)
@@ -888,7 +832,7 @@ static bool store_in(const char *v, const char *const *set, size_t n)
 	return false;
 }
 
-void store_phase_clear(struct store_phase *p)
+static void store_phase_clear(struct store_phase *p)
 {
 	free(p->params);
 	free(p->result);
@@ -999,26 +943,6 @@ static int store_phase_row(struct store *s, sqlite3_stmt *st, struct store_phase
 	p->params = store_dup_text(st, 5);
 	p->result = store_dup_text(st, 14);
 	return 0;
-}
-
-int store_phase_get(struct store *s, int64_t phase_id, struct store_phase *p)
-{
-	sqlite3_stmt *st;
-	int rc, ret;
-
-	ret = store_prepare(s, "SELECT " PHASE_COLS " FROM phases WHERE id = ?1", &st);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, phase_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		ret = store_phase_row(s, st, p);
-	else if (rc == SQLITE_DONE)
-		ret = store_fail(s, -ENOENT, "no phase %lld", (long long)phase_id);
-	else
-		ret = store_sqlfail(s, rc, "reading phase");
-	sqlite3_finalize(st);
-	return ret;
 }
 
 int store_phases_list(struct store *s, int64_t run_id, struct store_phase **ret_p, size_t *ret_n)
@@ -1519,7 +1443,7 @@ int store_event_insert(struct store *s, struct store_event *ev)
 	if (ret)
 		return ret;
 	if (!ev->time_ns)
-		ev->time_ns = store_now_ns();
+		ev->time_ns = clock_wall_ns();
 	sqlite3_bind_int64(st, 1, ev->run_id);
 	if (ev->phase_id)
 		sqlite3_bind_int64(st, 2, ev->phase_id);

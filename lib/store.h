@@ -56,8 +56,6 @@ int store_file_version(const char *path);
 int store_version(struct store *s);
 /* the schema version this program creates */
 int store_latest_version(void);
-/* "ok" or the first problem, from PRAGMA integrity_check + foreign_key_check */
-int store_integrity(struct store *s, char *buf, size_t len);
 
 int store_begin(struct store *s);
 int store_commit(struct store *s);
@@ -81,7 +79,6 @@ struct store_drive {
 
 /* Find the row with the same identity or insert one; sets d->id. */
 int store_drive_upsert(struct store *s, struct store_drive *d);
-int store_drive_get(struct store *s, int64_t id, struct store_drive *d);
 
 /* --- runs --- */
 #define STORE_RUN_STATES                                                                         \
@@ -181,13 +178,11 @@ struct store_phase {
 	char *result; /* owned JSON, may be NULL */
 };
 
-void store_phase_clear(struct store_phase *p);
 void store_phases_free(struct store_phase *p, size_t n);
 int store_phase_insert(struct store *s, struct store_phase *p);
 /* Writes state, started/ended, progress, total, rounds, steady, steady_round
  * and result (NULL keeps the old result) of p->id. */
 int store_phase_update(struct store *s, const struct store_phase *p);
-int store_phase_get(struct store *s, int64_t phase_id, struct store_phase *p);
 /* All phases of a run in order; *ret is malloc'd (free with store_phases_free). */
 int store_phases_list(struct store *s, int64_t run_id, struct store_phase **ret, size_t *n);
 

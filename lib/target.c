@@ -672,9 +672,9 @@ static int list_add(struct target_entry **v, size_t *n, size_t *cap, const char 
 	return 0;
 }
 
-int target_list_sysfs(const char *sys_root, const char *dev_root, struct target_entry **ret,
-		      size_t *ret_n)
+int target_list(struct target_entry **ret, size_t *ret_n)
 {
+	const char *sys_root = TARGET_SYS_ROOT, *dev_root = "/dev";
 	_cleanup_closedir_ DIR *d = NULL;
 	_cleanup_free_ struct target_entry *v = NULL;
 	size_t n = 0, cap = 0, nblock;
@@ -730,10 +730,5 @@ int target_list_sysfs(const char *sys_root, const char *dev_root, struct target_
 	*ret = TAKE_PTR(v);
 	*ret_n = n;
 	return 0;
-}
-
-int target_list(struct target_entry **ret, size_t *ret_n)
-{
-	return target_list_sysfs(TARGET_SYS_ROOT, "/dev", ret, ret_n);
 }
 

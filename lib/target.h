@@ -451,18 +451,6 @@ int target_open(const char *path, bool writable, int *ret_fd);
 int target_list(struct target_entry **ret, size_t *ret_n);
 
 /**
- * target_list_sysfs() - target_list() over another /sys and /dev (tests)
- * @sys_root: "/sys"
- * @dev_root: "/dev"
- * @ret: array, free() it
- * @ret_n: number of entries
- *
- * Return: 0 or -errno.
- */
-int target_list_sysfs(const char *sys_root, const char *dev_root, struct target_entry **ret,
-		      size_t *ret_n);
-
-/**
  * target_hex_id() - normalize a hex identifier the way target_match() does
  * @in: "EUI.0011-2233:4455 6677", "naa.5000C500A1B2C3D4", "0x..."
  * @out: lowercase hex digits only
