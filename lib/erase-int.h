@@ -73,4 +73,16 @@ int erase_format(const struct ctx *c, int *fd, enum erase_method m, struct erase
 /* erase-block.c: discard, secure discard, zero or punch, a chunk at a time */
 int erase_ranges(const struct ctx *c, int fd, enum erase_method m, struct erase_attempt *a);
 
+/* Below: parts the unit test (tests/unit/erase.c) pins down on fixtures. */
+
+/**
+ * erase_expected_pattern() - what an erased target should read as
+ * @id: identity
+ * @m: method that ran
+ *
+ * Return: 0xff after a sanitize on a namespace whose DLFEAT bits 2:0 are
+ * 010b (deallocated blocks read FFh), else 0x00.
+ */
+uint8_t erase_expected_pattern(const struct target_identity *id, enum erase_method m);
+
 #endif

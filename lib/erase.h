@@ -331,16 +331,6 @@ int erase_resume(int fd, const struct target_identity *id, const struct erase_op
 int erase_verify(int fd, const struct target_identity *id, uint8_t expect,
 		 const struct erase_opts *o, struct erase_verify *v);
 
-/**
- * erase_expected_pattern() - what an erased target should read as
- * @id: identity
- * @m: method that ran
- *
- * Return: 0xff after a sanitize on a namespace whose DLFEAT bits 2:0 are
- * 010b (deallocated blocks read FFh), else 0x00.
- */
-uint8_t erase_expected_pattern(const struct target_identity *id, enum erase_method m);
-
 /*
  * Transitional: erase_drive() is now guard_erase() (guard.h), above this
  * layer; kept under its old name until tests/helpers/erase-tool.c calls

@@ -170,7 +170,9 @@ static int ofd_lock(int fd, bool probe)
 	return probe && fl.l_type != F_UNLCK;
 }
 
-int guard_lock_holder(const char *lock_dir, const char *key, char *buf, size_t len)
+/* who holds the lock file of @key ("pid 4242 (run 7, plateau run, uid 0)"):
+ * 1 when someone does, 0 when free, or -errno */
+static int lock_holder(const char *lock_dir, const char *key, char *buf, size_t len)
 {
 	_cleanup_close_ int fd = lock_open(lock_dir, key, false);
 	int r;
@@ -201,7 +203,7 @@ static void lock_probe(struct guard *g, const char *key, const char *label)
 {
 	char who[160];
 
-	if (guard_lock_holder(g->lock_dir, key, who, sizeof(who)) > 0) {
+	if (lock_holder(g->lock_dir, key, who, sizeof(who)) > 0) {
 		guard_reason(g, "%s is locked by %s", label, who);
 		guard_refuse(g, -EBUSY);
 	}

@@ -204,17 +204,6 @@ char *guard_refusal(const struct guard *g, char *buf, size_t len);
 char *guard_checks(const struct guard *g, char *buf, size_t len);
 
 /**
- * guard_lock_holder() - who holds the lock file of @key, if anyone
- * @lock_dir: directory
- * @key: lock key
- * @buf: "pid 4242 (run 7, plateau run, uid 0)"
- * @len: size of @buf
- *
- * Return: 1 when held by someone, 0 when free, -errno.
- */
-int guard_lock_holder(const char *lock_dir, const char *key, char *buf, size_t len);
-
-/**
  * guard_erase() - erase a target through the gate, from its path
  * @path: device or file
  * @o: options; @o->want is required unless @o->method is ERASE_NONE

@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "hist.h"
+#include "hist-int.h"
 
 #define HIST_MAGIC0 'P'
 #define HIST_MAGIC1 'L'

@@ -80,9 +80,6 @@ static inline void hist_record(struct hist *h, uint64_t v_ns)
 void hist_init(struct hist *h);
 /* hist_merge() - add every count of @src to @dst */
 void hist_merge(struct hist *dst, const struct hist *src);
-/* hist_bucket_lo() / hist_bucket_value() - lower bound and midpoint of bucket @i */
-uint64_t hist_bucket_lo(unsigned int i);
-uint64_t hist_bucket_value(unsigned int i);
 
 static inline uint64_t hist_count(const struct hist *h)
 {
@@ -101,23 +98,13 @@ double hist_stddev(const struct hist *h);
  * @h: histogram
  * @pct: 0 < pct <= 100
  *
- * The value of rank hist_rank(count, pct), as a bucket midpoint clamped to
- * [min, max] (so pct = 100 gives max exactly).
+ * The value of the nearest rank, ceil(pct/100 * count) computed exactly in
+ * integers, as a bucket midpoint clamped to [min, max] (so pct = 100 gives
+ * max exactly).
  *
  * Return: the latency in ns, 0 when @h is empty or @pct out of range.
  */
 uint64_t hist_percentile(const struct hist *h, double pct);
-
-/**
- * hist_rank() - the nearest rank of percentile @pct among @count values
- * @count: number of values
- * @pct: 0 < pct <= 100, taken to 7 decimals
- *
- * Return: ceil(pct/100 * count) computed exactly (integer arithmetic on
- * @pct in units of 1e-7 %), at least 1 and at most @count; 0 when @count
- * is 0 or @pct out of range.
- */
-uint64_t hist_rank(uint64_t count, double pct);
 
 /**
  * hist_encode() - serialize @h compactly

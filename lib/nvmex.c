@@ -11,7 +11,7 @@
 #include <nvme/ioctl.h>
 #include <nvme/types.h>
 
-#include "nvmex.h"
+#include "nvmex-int.h"
 
 /* A little-endian load that does not care about alignment. */
 static uint64_t le_load(const void *p, size_t n)

@@ -18,7 +18,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "steady.h"
+#include "steady-int.h"
 
 /* relative slack for "equal to the limit", see steady.h */
 #define STEADY_LIMIT_SLACK 1e-12

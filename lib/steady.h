@@ -96,24 +96,6 @@ int steady_criterion_parse(const char *name);
 const char *steady_criterion_name(enum steady_criterion c);
 
 /**
- * steady_judge() - judge a series
- * @y: values, one per round
- * @n: number of rounds
- * @p: parameters
- * @r: result, fully written on success
- *
- * Only the first min(@n, max_rounds) rounds are looked at, for the verdict
- * and for "steady lost" alike.  Fewer rounds than the window: not steady,
- * evidence all zero, and no error.
- *
- * Return: 0; -EINVAL for bad parameters (window < 2, a negative or
- * non-finite limit, unknown criterion, limits_absolute with SNIA,
- * 0 < max_rounds < window, NULL pointers); -EDOM if any judged value is
- * negative, NaN or infinite.
- */
-int steady_judge(const double *y, size_t n, const struct steady_params *p, struct steady_result *r);
-
-/**
  * steady_judge_all() - several tracking metrics at once
  * @ys: @nmetrics series of @n rounds each
  * @nmetrics: >= 1
@@ -128,7 +110,14 @@ int steady_judge(const double *y, size_t n, const struct steady_params *p, struc
  *       Its window_start/end are the verdict window, data_ok/slope_ok the
  *       AND over the metrics, its other evidence fields 0.
  *
- * Return: as steady_judge(); -EINVAL also for @nmetrics 0.
+ * Only the first min(@n, max_rounds) rounds are looked at, for the verdict
+ * and for "steady lost" alike.  Fewer rounds than the window: not steady,
+ * evidence all zero, and no error.
+ *
+ * Return: 0; -EINVAL for bad parameters (window < 2, a negative or
+ * non-finite limit, unknown criterion, limits_absolute with SNIA,
+ * 0 < max_rounds < window, NULL pointers, @nmetrics 0); -EDOM if any judged
+ * value is negative, NaN or infinite.
  */
 int steady_judge_all(const double *const *ys, size_t nmetrics, size_t n,
 		     const struct steady_params *p, struct steady_result *r,

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -80,5 +81,70 @@ const struct target_loop *target_loop_by_dev(const struct target_loops *t, dev_t
 
 /* append a reason to @u (counted beyond TARGET_REASONS_MAX, not kept) */
 void target_inuse_add(struct target_inuse *u, const char *f, ...) __attribute__((format(printf, 2, 3)));
+
+/* Below: parts the unit test (tests/unit/target.c) pins down on fixtures. */
+
+/**
+ * target_devset_sysfs() - a block device and its partitions, from sysfs
+ * @sys_root: "/sys" (or a test tree)
+ * @name: kernel name ("loop3", "nvme0n1")
+ * @set: result
+ *
+ * Return: 0 or -errno (-ENOENT: no such block device).
+ */
+int target_devset_sysfs(const char *sys_root, const char *name, struct target_devset *set);
+
+/**
+ * target_inuse_mountinfo() - mounts of anything in @set
+ * @f: /proc/self/mountinfo or a fixture
+ * @set: devices
+ * @u: reasons are appended
+ *
+ * Return: number of reasons added, or -errno.
+ */
+int target_inuse_mountinfo(FILE *f, const struct target_devset *set, struct target_inuse *u);
+
+/**
+ * target_inuse_swaps() - active swap on anything in @set (or the swap file @set names)
+ * @f: /proc/swaps or a fixture
+ * @set: devices, or a file
+ * @u: reasons are appended
+ *
+ * Return: number of reasons added, or -errno.
+ */
+int target_inuse_swaps(FILE *f, const struct target_devset *set, struct target_inuse *u);
+
+/**
+ * target_inuse_holders() - md/dm/LVM devices stacked on anything in @set
+ * @sys_root: "/sys" (or a test tree)
+ * @set: devices
+ * @u: reasons are appended
+ *
+ * Return: number of reasons added, or -errno.
+ */
+int target_inuse_holders(const char *sys_root, const struct target_devset *set,
+			 struct target_inuse *u);
+
+/**
+ * target_inuse_root() - does the root filesystem live on anything in @set?
+ * @f: /proc/self/mountinfo or a fixture (the last "/" mount counts)
+ * @sys_root: "/sys" (or a test tree) to follow dm/md slaves down
+ * @set: devices
+ * @u: reasons are appended
+ *
+ * Return: number of reasons added, or -errno.
+ */
+int target_inuse_root(FILE *f, const char *sys_root, const struct target_devset *set,
+		      struct target_inuse *u);
+
+/**
+ * target_hex_id() - normalize a hex identifier the way target_match() does
+ * @in: "EUI.0011-2233:4455 6677", "naa.5000C500A1B2C3D4", "0x..."
+ * @out: lowercase hex digits only
+ * @len: size of @out
+ *
+ * Return: the number of digits, or -EINVAL when @in has anything else.
+ */
+int target_hex_id(const char *in, char *out, size_t len);
 
 #endif

@@ -299,16 +299,6 @@ bool target_same(const struct target_identity *a, const struct target_identity *
 char *target_describe(const struct target_identity *id, char *buf, size_t len);
 
 /**
- * target_devset_sysfs() - a block device and its partitions, from sysfs
- * @sys_root: "/sys" (or a test tree)
- * @name: kernel name ("loop3", "nvme0n1")
- * @set: result
- *
- * Return: 0 or -errno (-ENOENT: no such block device).
- */
-int target_devset_sysfs(const char *sys_root, const char *name, struct target_devset *set);
-
-/**
  * target_devset_add_ctrl() - add every namespace of an NVMe controller
  * @sys_root: "/sys" (or a test tree)
  * @ctrl: "nvme0"
@@ -320,49 +310,6 @@ int target_devset_sysfs(const char *sys_root, const char *name, struct target_de
  * Return: 0 or -errno.
  */
 int target_devset_add_ctrl(const char *sys_root, const char *ctrl, struct target_devset *set);
-
-/**
- * target_inuse_mountinfo() - mounts of anything in @set
- * @f: /proc/self/mountinfo or a fixture
- * @set: devices
- * @u: reasons are appended
- *
- * Return: number of reasons added, or -errno.
- */
-int target_inuse_mountinfo(FILE *f, const struct target_devset *set, struct target_inuse *u);
-
-/**
- * target_inuse_swaps() - active swap on anything in @set (or the swap file @set names)
- * @f: /proc/swaps or a fixture
- * @set: devices, or a file
- * @u: reasons are appended
- *
- * Return: number of reasons added, or -errno.
- */
-int target_inuse_swaps(FILE *f, const struct target_devset *set, struct target_inuse *u);
-
-/**
- * target_inuse_holders() - md/dm/LVM devices stacked on anything in @set
- * @sys_root: "/sys" (or a test tree)
- * @set: devices
- * @u: reasons are appended
- *
- * Return: number of reasons added, or -errno.
- */
-int target_inuse_holders(const char *sys_root, const struct target_devset *set,
-			 struct target_inuse *u);
-
-/**
- * target_inuse_root() - does the root filesystem live on anything in @set?
- * @f: /proc/self/mountinfo or a fixture (the last "/" mount counts)
- * @sys_root: "/sys" (or a test tree) to follow dm/md slaves down
- * @set: devices
- * @u: reasons are appended
- *
- * Return: number of reasons added, or -errno.
- */
-int target_inuse_root(FILE *f, const char *sys_root, const struct target_devset *set,
-		      struct target_inuse *u);
 
 /**
  * target_serial_legacy() - is @want a synthetic serial of plateau 0.1?
@@ -449,15 +396,5 @@ int target_open(const char *path, bool writable, int *ret_fd);
  * Return: 0 or -errno.
  */
 int target_list(struct target_entry **ret, size_t *ret_n);
-
-/**
- * target_hex_id() - normalize a hex identifier the way target_match() does
- * @in: "EUI.0011-2233:4455 6677", "naa.5000C500A1B2C3D4", "0x..."
- * @out: lowercase hex digits only
- * @len: size of @out
- *
- * Return: the number of digits, or -EINVAL when @in has anything else.
- */
-int target_hex_id(const char *in, char *out, size_t len);
 
 #endif

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "erase.h"
+#include "erase-int.h"
 #include "guard.h"
 #include "nvmex.h"
 #include "tap.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
+#include "hist-int.h"
 #include "tap.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "steady.h"
+#include "steady-int.h"
 #include "tap.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

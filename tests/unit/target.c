@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "nvmex.h"
+#include "nvmex-int.h"
 #include "tap.h"
-#include "target.h"
+#include "target-int.h"
 
 static char root[] = "/tmp/plateau-target-XXXXXX";
 
