@@ -5,7 +5,8 @@
 #                   build everything again under ASan+UBSan in build-san/
 #                   (SAN_B) to run the unit tests and the daemon tests of
 #                   SAN_TESTS on it (daemon-faults.t and fuzz.t run only
-#                   there; make check-san alone: only that part)
+#                   there; make check-san alone: only that part); its
+#                   last line is "make check: N passed, N failed, N skipped"
 #   make bench      plateau's engine against fio, side by side
 #   make install    PREFIX=/usr/local DESTDIR=
 #
@@ -140,11 +141,18 @@ SAN_ENV    = ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:log_path=$(abspath $(S
              UBSAN_OPTIONS=print_stacktrace=1:log_path=$(abspath $(SAN_B))/sanitizer/ubsan \
              LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
+# Every TAP stream is also dumped under $(B)/tap (PERL_TEST_HARNESS_DUMP_TAP),
+# and the last line is tools/tap-summary.sh's "N passed, N failed, N skipped"
+# over all of them; a failing part does not stop the others.
+TAP_DIR := $(abspath $(B))/tap
 check: deps-check
 	$(Q)$(MAKE) --no-print-directory tests
-	$(Q)$(MAKE) --no-print-directory check-san
-	$(Q)PLATEAU_BUILD=$(abspath $(B)) PLATEAU_SRC=$(CURDIR) $(PROVE) $(PROVE_FLAGS) \
-		$(UNIT_BIN) $(filter-out $(SAN_ONLY),$(sort $(wildcard tests/integration/*.t tests/vm/*.t)))
+	$(Q)rm -rf $(TAP_DIR); st=0; \
+	$(MAKE) --no-print-directory check-san TAP_DUMP=$(TAP_DIR)/san || st=1; \
+	PLATEAU_BUILD=$(abspath $(B)) PLATEAU_SRC=$(CURDIR) PERL_TEST_HARNESS_DUMP_TAP=$(TAP_DIR)/main \
+		$(PROVE) $(PROVE_FLAGS) $(UNIT_BIN) \
+		$(filter-out $(SAN_ONLY),$(sort $(wildcard tests/integration/*.t tests/vm/*.t))) || st=1; \
+	sh tools/tap-summary.sh $(TAP_DIR); exit $$st
 
 check-unit: tests
 	$(Q)PLATEAU_BUILD=$(abspath $(B)) PLATEAU_SRC=$(CURDIR) $(PROVE) $(PROVE_FLAGS) $(UNIT_BIN)
@@ -152,10 +160,12 @@ check-unit: tests
 check-san:
 	$(Q)$(MAKE) --no-print-directory B=$(SAN_B) SAN=1 CFLAGS='-O1 -g' tests
 	$(Q)PLATEAU_BUILD=$(abspath $(SAN_B)) PLATEAU_SRC=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 \
-		UBSAN_OPTIONS=print_stacktrace=1 $(PROVE) $(PROVE_FLAGS) \
+		UBSAN_OPTIONS=print_stacktrace=1 $(if $(TAP_DUMP),PERL_TEST_HARNESS_DUMP_TAP=$(TAP_DUMP)/unit) \
+		$(PROVE) $(PROVE_FLAGS) \
 		$(UNIT_SRC:tests/unit/%.c=$(SAN_B)/tests/unit/%)
 	$(Q)rm -rf $(SAN_B)/sanitizer && mkdir -p $(SAN_B)/sanitizer
 	$(Q)PLATEAU_BUILD=$(abspath $(SAN_B)) PLATEAU_SRC=$(CURDIR) $(SAN_ENV) \
+		$(if $(TAP_DUMP),PERL_TEST_HARNESS_DUMP_TAP=$(TAP_DUMP)/daemon) \
 		$(PROVE) $(PROVE_FLAGS) $(SAN_TESTS); st=$$?; \
 	if [ -n "$$(ls -A $(SAN_B)/sanitizer)" ]; then \
 		echo "sanitizer reports from the tests' processes ($(SAN_B)/sanitizer/):"; \
