@@ -13,31 +13,100 @@
  * Return 0 or -EINVAL / -ERANGE; *ret is written only on success.
  */
 
-/* decimal unsigned integer */
+/**
+ * parse_u64() - a decimal unsigned integer
+ * @s: "0" .. "18446744073709551615"; no sign, no blanks
+ * @ret: the value, written only on success
+ *
+ * Return: 0, -EINVAL not a number, -ERANGE above UINT64_MAX.
+ */
 int parse_u64(const char *s, uint64_t *ret);
-/* decimal unsigned integer within [min, max] (-ERANGE outside) */
+
+/**
+ * parse_uint_range() - a decimal unsigned integer within bounds
+ * @s: as parse_u64()
+ * @min: lowest value accepted
+ * @max: highest value accepted
+ * @ret: the value, written only on success
+ *
+ * Return: 0, -EINVAL not a number, -ERANGE outside [@min, @max].
+ */
 int parse_uint_range(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
-/* finite decimal floating point number (no inf, no nan) */
+
+/**
+ * parse_double() - a finite decimal floating point number
+ * @s: "1.5", "-2", "1e3"; no "inf", no "nan", no hex
+ * @ret: the value, written only on success
+ *
+ * Return: 0, -EINVAL not a number, -ERANGE overflow.
+ */
 int parse_double(const char *s, double *ret);
-/*
- * Size in bytes: a number with an optional suffix, binary like fio's
- * default kb_base: "512", "4k", "4K", "4KiB", "1m", "2G", "1T".  A
- * fractional number is accepted with a suffix if it comes out whole ("1.5k").
+
+/**
+ * parse_size() - a size in bytes
+ * @s: a number with an optional suffix, binary like fio's default kb_base:
+ *     "512", "4k", "4K", "4KiB", "1m", "2G", "1T"; a fractional number is
+ *     accepted with a suffix when it comes out whole ("1.5k")
+ * @bytes: the size, written only on success
+ *
+ * Return: 0, -EINVAL not a size (unknown suffix, a fraction of a byte),
+ * -ERANGE above UINT64_MAX bytes.
  */
 int parse_size(const char *s, uint64_t *bytes);
-/*
- * Duration: a number with a unit "ns", "us", "ms", "s", "m", "min", "h",
- * "d"; a bare number is seconds.  Fractions allowed ("1.5s", "0.1s").
+
+/**
+ * parse_duration_ns() - a duration
+ * @s: a number with a unit "ns", "us", "ms", "s", "m", "min", "h", "d"; a
+ *     bare number is seconds; fractions allowed ("1.5s", "0.1s")
+ * @ns: the duration in ns, written only on success
+ *
+ * Return: 0, -EINVAL not a duration (unknown unit, a sign), -ERANGE
+ * 9.2e18 ns or more, or above 0 yet under 1 ns.
  */
 int parse_duration_ns(const char *s, uint64_t *ns);
-/* percentage "20" or "20%", 0..100 unless @allow_over_100 */
+
+/**
+ * parse_percent() - a percentage
+ * @s: "20" or "20%"
+ * @allow_over_100: accept values above 100
+ * @pct: the value in percent, written only on success
+ *
+ * Return: 0, -EINVAL not a number or negative, -ERANGE above 100 unless
+ * @allow_over_100.
+ */
 int parse_percent(const char *s, bool allow_over_100, double *pct);
-/* true/false yes/no on/off 1/0 */
+
+/**
+ * parse_bool() - a yes/no value
+ * @s: "true"/"false", "yes"/"no", "on"/"off", "1"/"0"
+ * @ret: the value, written only on success
+ *
+ * Return: 0 or -EINVAL.
+ */
 int parse_bool(const char *s, bool *ret);
 
-/* "1h02m03s", "250ms", "3.2s" */
+/**
+ * parse_fmt_duration() - a duration for people
+ * @buf: destination
+ * @len: size of @buf
+ * @ns: duration
+ *
+ * "1h02m03s", "250ms", "3.2s".
+ *
+ * Return: @buf.
+ */
 char *parse_fmt_duration(char *buf, size_t len, uint64_t ns);
-/* "4.00 KiB", "1.50 GiB", "512 B" */
+
+/**
+ * parse_fmt_size() - a size for people, binary units
+ * @buf: destination
+ * @len: size of @buf
+ * @bytes: size
+ *
+ * "4.00 KiB", "1.50 GiB", "512 B".
+ *
+ * Return: @buf.
+ */
 char *parse_fmt_size(char *buf, size_t len, uint64_t bytes);
 
 #endif
