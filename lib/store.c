@@ -17,7 +17,7 @@
 
 #include "clock.h"
 #include "embed.h"
-#include "store.h"
+#include "store-int.h"
 
 /* PRAGMA application_id: "PLTU", so a foreign SQLite file is told apart. */
 #define STORE_APP_ID 0x504C5455

@@ -40,25 +40,84 @@ enum {
  * @flags: STORE_RDONLY or STORE_CREATE
  * @ret: the handle, written on success
  * @err: a one-line reason on failure (may be NULL)
+ * @errlen: size of @err
  *
  * Return: 0; -ENOENT no database at @path; -EPROTO the schema is newer than
  * this program's (both versions named in @err) or, read-only, older;
  * -EBADMSG not a plateau database or corrupt; other -errno.
  */
 int store_open(const char *path, unsigned int flags, struct store **ret, char *err, size_t errlen);
-void store_close(struct store *s);
-const char *store_errmsg(const struct store *s);
-/* the database file's path as opened */
-const char *store_path(const struct store *s);
-/* PRAGMA user_version of the file at @path, read without migrating; -errno */
-int store_file_version(const char *path);
-/* PRAGMA user_version of the open database */
-int store_version(struct store *s);
-/* the schema version this program creates */
-int store_latest_version(void);
 
+/**
+ * store_close() - close a database and free the handle
+ * @s: handle from store_open(), or NULL
+ */
+void store_close(struct store *s);
+
+/**
+ * store_errmsg() - the text of the last failure on @s
+ * @s: handle, or NULL
+ *
+ * Return: a string owned by @s, valid until its next call ("no database"
+ * for NULL).
+ */
+const char *store_errmsg(const struct store *s);
+
+/**
+ * store_path() - the database file's path as it was opened
+ * @s: handle
+ *
+ * Return: a string owned by @s.
+ */
+const char *store_path(const struct store *s);
+
+/**
+ * store_file_version() - the schema version of a database file
+ * @path: database file
+ *
+ * Reads PRAGMA user_version without opening the file for writing or
+ * migrating it.
+ *
+ * Return: the version (0: not a plateau database yet), or -errno.
+ */
+int store_file_version(const char *path);
+
+/**
+ * store_version() - the schema version of an open database
+ * @s: handle
+ *
+ * Return: its PRAGMA user_version, or -errno.
+ */
+int store_version(struct store *s);
+
+/**
+ * store_begin() - start a write transaction (BEGIN IMMEDIATE)
+ * @s: a writer's handle
+ *
+ * Every insert and update until store_commit() is committed at once.
+ *
+ * Return: 0 or -errno (-EBUSY when another writer held the database
+ * beyond STORE_BUSY_TIMEOUT_MS).
+ */
 int store_begin(struct store *s);
+
+/**
+ * store_commit() - commit the transaction store_begin() started
+ * @s: handle
+ *
+ * Return: 0 or -errno (-ENOSPC: disk full; the transaction is not stored).
+ */
 int store_commit(struct store *s);
+
+/**
+ * store_rollback() - after a failure, drop the open transaction
+ * @s: handle
+ *
+ * Keeps the message of the failure that led here (store_errmsg()); a
+ * transaction SQLite already rolled back by itself is not an error.
+ *
+ * Return: 0 or -errno.
+ */
 int store_rollback(struct store *s);
 
 /* --- drives --- */
@@ -77,7 +136,18 @@ struct store_drive {
 	int64_t first_seen_ns;
 };
 
-/* Find the row with the same identity or insert one; sets d->id. */
+/**
+ * store_drive_upsert() - the row of a drive, found or inserted
+ * @s: a writer's handle
+ * @d: the drive; @d->id is set (and @d->first_seen_ns, when it was 0 and
+ *     the row is new)
+ *
+ * A row with the same identity (kind, model, serial, firmware, EUI64,
+ * NGUID, WWN, capacity, block size) is reused whatever its path; a
+ * firmware update makes a new row.
+ *
+ * Return: 0 or -errno.
+ */
 int store_drive_upsert(struct store *s, struct store_drive *d);
 
 /* --- runs --- */
@@ -120,14 +190,40 @@ struct store_run {
 	struct store_drive drive;
 };
 
-/* Zero @r and mark its requester unknown (-1, -1, "", ""); use it instead of
- * "= { 0 }" for a run to insert. */
+/**
+ * store_run_init() - a run to insert, requester unknown
+ * @r: zeroed, with requester_uid and requester_pid -1 (use it instead of
+ *     "= { 0 }")
+ */
 void store_run_init(struct store_run *r);
+
+/**
+ * store_run_clear() - free what a run owns (plan, error)
+ * @r: a run filled by store_run_get(); its pointers are set to NULL
+ */
 void store_run_clear(struct store_run *r);
-/* true for a state the run can still leave (not done, failed, stopped) */
+
+/**
+ * store_run_state_active() - can a run in @state still change?
+ * @state: a state name, may be NULL
+ *
+ * Return: true for a valid state other than done, failed and stopped.
+ */
 bool store_run_state_active(const char *state);
+
+/**
+ * store_run_state_valid() - is @state one of STORE_RUN_STATES?
+ * @state: a state name, may be NULL
+ *
+ * Return: true when it is.
+ */
 bool store_run_state_valid(const char *state);
-/*
+
+/**
+ * store_run_insert() - store a new run
+ * @s: a writer's handle
+ * @r: the run (start from store_run_init()); @r->id and @r->created_ns are set
+ *
  * Stores r->drive_id, name, plan, state, host, version and the requester
  * (each unknown part as NULL: a negative uid or pid, an empty command or
  * via; an all-zero requester as all unknown, see above); sets id and
@@ -135,15 +231,37 @@ bool store_run_state_valid(const char *state);
  * 4294967294, a requester_pid of 0 (with the rest of the requester set) or
  * above INT32_MAX, or a requester_via other than "", STORE_VIA_DAEMON and
  * STORE_VIA_CLI.
+ *
+ * Return: 0 or -errno.
  */
 int store_run_insert(struct store *s, struct store_run *r);
-/* Sets started_ns on the first active state after queued and ended_ns on
- * done/failed/stopped; @error may be NULL. */
+/**
+ * store_run_set_state() - move a run to @state
+ * @s: a writer's handle
+ * @run_id: run
+ * @state: one of STORE_RUN_STATES
+ * @error: why it failed, or NULL
+ * @now_ns: wall time of the change (0: now)
+ *
+ * Sets started_ns on the first active state after queued and ended_ns on
+ * done, failed or stopped.
+ *
+ * Return: 0, -EINVAL for an invalid state, -ENOENT no such run, or -errno.
+ */
 int store_run_set_state(struct store *s, int64_t run_id, const char *state, const char *error,
 			int64_t now_ns);
-/* -ENOENT when there is no such run.  Unknown requester parts read back as
- * -1 / "" (store_run_init()'s values); a requester the schema would refuse
- * (a negative uid, say) gives -EBADMSG naming the run and the column. */
+/**
+ * store_run_get() - read one run and its drive
+ * @s: handle
+ * @run_id: run
+ * @r: result, with @r->drive joined in; store_run_clear() it
+ *
+ * Unknown requester parts read back as -1 / "" (store_run_init()'s values).
+ *
+ * Return: 0, -ENOENT when there is no such run, -EBADMSG for a row the
+ * schema would refuse (a negative uid, say; the message names the run and
+ * the column), or -errno.
+ */
 int store_run_get(struct store *s, int64_t run_id, struct store_run *r);
 
 struct store_run_filter {
@@ -154,8 +272,16 @@ struct store_run_filter {
 	const char *drive_path;
 };
 
-/* Calls @cb for each matching run, oldest first; a nonzero return from @cb
- * stops and is returned. */
+/**
+ * store_runs_foreach() - every run that matches a filter, oldest first
+ * @s: handle
+ * @f: filter (NULL: every run)
+ * @cb: called with each run, valid only during the call
+ * @ctx: for @cb
+ *
+ * Return: 0, the first nonzero return of @cb (which stops the walk), or
+ * -errno.
+ */
 int store_runs_foreach(struct store *s, const struct store_run_filter *f,
 		       int (*cb)(void *ctx, const struct store_run *r), void *ctx);
 
@@ -178,26 +304,87 @@ struct store_phase {
 	char *result; /* owned JSON, may be NULL */
 };
 
+/**
+ * store_phases_free() - free what store_phases_list() returned
+ * @p: array, may be NULL
+ * @n: its length
+ */
 void store_phases_free(struct store_phase *p, size_t n);
+
+/**
+ * store_phase_insert() - store a new phase of a run
+ * @s: a writer's handle
+ * @p: run_id, seq, kind, name, params (NULL: "{}"), state and total_bytes
+ *     are stored; @p->id is set
+ *
+ * Return: 0, -EINVAL for an unknown kind or state, or -errno.
+ */
 int store_phase_insert(struct store *s, struct store_phase *p);
-/* Writes state, started/ended, progress, total, rounds, steady, steady_round
- * and result (NULL keeps the old result) of p->id. */
+
+/**
+ * store_phase_update() - write a phase's progress and verdict
+ * @s: a writer's handle
+ * @p: the phase @p->id: state, started/ended, progress, total, rounds,
+ *     steady, steady_round and result (NULL keeps the old result)
+ *
+ * Return: 0, -EINVAL for an unknown state, -ENOENT no such phase, or -errno.
+ */
 int store_phase_update(struct store *s, const struct store_phase *p);
-/* All phases of a run in order; *ret is malloc'd (free with store_phases_free). */
+
+/**
+ * store_phases_list() - every phase of a run, in order
+ * @s: handle
+ * @run_id: run
+ * @ret: malloc'd array (free with store_phases_free()); NULL when none
+ * @n: its length
+ *
+ * Return: 0, -EBADMSG for a row that does not make sense, or -errno.
+ */
 int store_phases_list(struct store *s, int64_t run_id, struct store_phase **ret, size_t *n);
 
 /* --- samples and points --- */
-/* Insert one sample (histograms encoded when present), committed on return
- * unless inside store_begin(). */
+/**
+ * store_sample_insert() - store one interval's sample
+ * @s: a writer's handle
+ * @phase_id: phase
+ * @smp: the sample; its histograms are encoded when present
+ *
+ * Committed on return unless inside store_begin().
+ *
+ * Return: 0, -EINVAL for a sample that does not make sense (seq below 1,
+ * end not after start), -ENOSPC disk full, or -errno.
+ */
 int store_sample_insert(struct store *s, int64_t phase_id, const struct sample *smp);
-/* highest seq of the phase (aborted samples included), 0 if none */
+
+/**
+ * store_sample_last_seq() - the highest seq stored for a phase
+ * @s: handle
+ * @phase_id: phase
+ * @seq: the seq (aborted samples included), 0 when there is none
+ *
+ * Return: 0 or -errno.
+ */
 int store_sample_last_seq(struct store *s, int64_t phase_id, int64_t *seq);
-/* samples of the phase that count (aborted ones left out), or -errno */
+
+/**
+ * store_sample_count() - how many samples of a phase count
+ * @s: handle
+ * @phase_id: phase
+ *
+ * Return: the number (aborted ones left out), or -errno.
+ */
 int64_t store_sample_count(struct store *s, int64_t phase_id);
-/*
- * A sweep point's measurement was interrupted: mark its stored samples
- * aborted (schema 4) so no figure mixes them with the measurement that
- * replaces it.  Returns the number of samples marked, or -errno.
+
+/**
+ * store_samples_abort_point() - set aside an interrupted sweep point
+ * @s: a writer's handle
+ * @phase_id: the sweep phase
+ * @point: the point's seq
+ *
+ * Marks the point's stored samples aborted (schema 4) so no figure mixes
+ * them with the measurement that replaces it.
+ *
+ * Return: the number of samples marked, or -errno.
  */
 int store_samples_abort_point(struct store *s, int64_t phase_id, int point);
 
@@ -206,13 +393,32 @@ enum {
 	STORE_WITH_ABORTED = 1 << 1, /* include the samples of aborted sweep points */
 };
 
-/* Each sample of a phase in seq order (from seq >= @from_seq), without the
- * aborted ones unless STORE_WITH_ABORTED.  The sample and its histograms
- * are only valid during the callback. */
+/**
+ * store_samples_foreach() - the samples of a phase, in seq order
+ * @s: handle
+ * @phase_id: phase
+ * @from_seq: the first seq wanted (0 or 1: all)
+ * @flags: STORE_WITH_HISTS, STORE_WITH_ABORTED (else aborted ones are left out)
+ * @cb: called with each sample, valid (histograms too) only during the call
+ * @ctx: for @cb
+ *
+ * Return: 0, the first nonzero return of @cb (which stops the walk),
+ * -EBADMSG for a row that does not make sense (a corrupt histogram, say),
+ * or -errno.
+ */
 int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, unsigned int flags,
 			  int (*cb)(void *ctx, const struct sample *smp), void *ctx);
-/* One metric of every full (not partial, not aborted) sample of a phase -
- * the rounds of the steady-state judgement - in seq order; *vals malloc'd. */
+/**
+ * store_series() - one metric of a phase, a value per round
+ * @s: handle
+ * @phase_id: phase
+ * @m: the metric
+ * @vals: malloc'd values, one per full (not partial, not aborted) sample,
+ *        in seq order: the rounds of the steady-state judgement
+ * @n: how many
+ *
+ * Return: 0 or -errno.
+ */
 int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double **vals,
 		 size_t *n);
 
@@ -223,7 +429,27 @@ struct store_point {
 	struct sample smp; /* seq mirrors the point's seq */
 };
 
+/**
+ * store_point_insert() - store a sweep point's result
+ * @s: a writer's handle
+ * @phase_id: the sweep phase
+ * @pt: the point: its load (threads x iodepth, both >= 1) and its sample
+ *
+ * Return: 0, -EINVAL for a point that does not make sense, or -errno.
+ */
 int store_point_insert(struct store *s, int64_t phase_id, const struct store_point *pt);
+
+/**
+ * store_points_foreach() - the points of a sweep phase, in seq order
+ * @s: handle
+ * @phase_id: the sweep phase
+ * @flags: STORE_WITH_HISTS to decode the histograms
+ * @cb: called with each point, valid only during the call
+ * @ctx: for @cb
+ *
+ * Return: 0, the first nonzero return of @cb (which stops the walk),
+ * -EBADMSG for a row that does not make sense, or -errno.
+ */
 int store_points_foreach(struct store *s, int64_t phase_id, unsigned int flags,
 			 int (*cb)(void *ctx, const struct store_point *pt), void *ctx);
 
@@ -238,8 +464,29 @@ struct store_event {
 	const char *data; /* JSON or NULL */
 };
 
+/**
+ * store_event_insert() - store an event of a run
+ * @s: a writer's handle
+ * @ev: the event; @ev->id is set, and @ev->time_ns when it was 0 (now)
+ *
+ * Inside store_begin(), it is committed with the sample it is about.
+ *
+ * Return: 0, -EINVAL without a kind or a message, or -errno.
+ */
 int store_event_insert(struct store *s, struct store_event *ev);
-/* events of a run (kind NULL: all kinds) with id > @after_id, oldest first */
+
+/**
+ * store_events_foreach() - the events of a run, oldest first
+ * @s: handle
+ * @run_id: run
+ * @kind: only this kind, or NULL for all
+ * @after_id: only events with a greater id (0: all)
+ * @cb: called with each event, valid only during the call
+ * @ctx: for @cb
+ *
+ * Return: 0, the first nonzero return of @cb (which stops the walk), or
+ * -errno.
+ */
 int store_events_foreach(struct store *s, int64_t run_id, const char *kind, int64_t after_id,
 			 int (*cb)(void *ctx, const struct store_event *ev), void *ctx);
 

@@ -21,7 +21,7 @@
 #include <sqlite3.h>
 
 #include "embed.h"
-#include "store.h"
+#include "store-int.h"
 #include "tap.h"
 
 #define APP_ID 0x504C5455 /* "PLTU", store.c's PRAGMA application_id */
