@@ -76,21 +76,62 @@ static inline void hist_record(struct hist *h, uint64_t v_ns)
 		h->max_ns = v_ns;
 }
 
-/* hist_init() - empty @h (also used to reset it) */
+/**
+ * hist_init() - empty a histogram (also used to reset one)
+ * @h: histogram; min becomes UINT64_MAX until the first value
+ */
 void hist_init(struct hist *h);
-/* hist_merge() - add every count of @src to @dst */
+
+/**
+ * hist_merge() - add every count of one histogram to another
+ * @dst: histogram added to (min, max, sums and buckets)
+ * @src: histogram added
+ */
 void hist_merge(struct hist *dst, const struct hist *src);
 
+/**
+ * hist_count() - how many values were recorded
+ * @h: histogram
+ *
+ * Return: the count.
+ */
 static inline uint64_t hist_count(const struct hist *h)
 {
 	return h->count;
 }
 
-/* 0 when empty */
+/**
+ * hist_min() - the smallest value recorded, exact
+ * @h: histogram
+ *
+ * Return: the value in ns, 0 when @h is empty.
+ */
 uint64_t hist_min(const struct hist *h);
+
+/**
+ * hist_max() - the largest value recorded, exact
+ * @h: histogram
+ *
+ * Return: the value in ns, 0 when @h is empty.
+ */
 uint64_t hist_max(const struct hist *h);
+
+/**
+ * hist_mean() - the mean of the values recorded, exact
+ * @h: histogram
+ *
+ * Return: the mean in ns, 0 when @h is empty.
+ */
 double hist_mean(const struct hist *h);
-/* sample standard deviation (n - 1), as fio reports it; 0 below two values */
+
+/**
+ * hist_stddev() - the sample standard deviation (n - 1), as fio reports it
+ * @h: histogram
+ *
+ * From the exact sums, not from the buckets.
+ *
+ * Return: the deviation in ns, 0 below two values.
+ */
 double hist_stddev(const struct hist *h);
 
 /**
