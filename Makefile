@@ -66,7 +66,7 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 MOCK_SO    := $(MOCK_SRC:tests/mock/%.c=$(B)/tests/mock/%.so)
 
 .SECONDARY:
-.PHONY: all unit tests check check-unit check-san deps deps-check demo bench install clean format
+.PHONY: all unit tests check check-unit check-san check-layers deps deps-check demo bench install clean format
 all: $(LIBA) $(B)/plateau $(B)/plateaud
 
 $(B)/%.o: %.c
@@ -145,7 +145,12 @@ SAN_ENV    = ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:log_path=$(abspath $(S
 # and the last line is tools/tap-summary.sh's "N passed, N failed, N skipped"
 # over all of them; a failing part does not stop the others.
 TAP_DIR := $(abspath $(B))/tap
-check: deps-check
+# lib/ is a stack of layers (docs/design.md, Layers): no file includes a
+# header of a layer above its own
+check-layers:
+	$(Q)sh tools/layers.sh
+
+check: deps-check check-layers
 	$(Q)$(MAKE) --no-print-directory tests
 	$(Q)rm -rf $(TAP_DIR); st=0; \
 	$(MAKE) --no-print-directory check-san TAP_DUMP=$(TAP_DIR)/san || st=1; \

@@ -86,7 +86,7 @@ static void row(struct out *o, enum cli_format fmt, const struct target_entry *e
 	if (e->err)
 		methods[0] = '\0';
 	else
-		erase_methods_str(id->erase_methods & ~ERASE_BIT(ERASE_NONE), methods,
+		erase_methods_str(erase_methods_supported(id) & ~ERASE_BIT(ERASE_NONE), methods,
 				  sizeof(methods));
 
 	for (size_t k = 0; k < DC_N; k++) {

@@ -31,6 +31,7 @@
 
 #include "cleanup.h"
 #include "erase.h"
+#include "guard.h"
 #include "nvmex.h"
 #include "target.h"
 
@@ -111,7 +112,7 @@ static void print_identity(const struct target_identity *id)
 		printf("dlfeat: 0x%02x\n", id->dlfeat);
 		printf("flbas_index: %u\n", id->flbas_index);
 	}
-	printf("erase_methods: %s\n", erase_methods_str(id->erase_methods, m, sizeof(m)));
+	printf("erase_methods: %s\n", erase_methods_str(erase_methods_supported(id), m, sizeof(m)));
 }
 
 static void print_plan(const struct erase_plan *p)
@@ -232,7 +233,7 @@ static int cmd_list(void)
 		printf("drive: path=%s kind=%s serial=%s model=%s capacity=%" PRIu64
 		       " methods=%s err=%d inuse=%u",
 		       e->id.path, target_kind_name(e->id.kind), e->id.serial, e->id.model,
-		       e->id.capacity_bytes, erase_methods_str(e->id.erase_methods, m, sizeof(m)),
+		       e->id.capacity_bytes, erase_methods_str(erase_methods_supported(&e->id), m, sizeof(m)),
 		       e->err, e->inuse.count);
 		for (unsigned k = 0; k < e->inuse.count && k < TARGET_REASONS_MAX; k++)
 			printf(" reason=[%s]", e->inuse.reason[k]);
@@ -394,7 +395,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "erase")) {
 		fill_opts(&o);
-		r = erase_drive(path, &o, &id, &rec);
+		r = guard_erase(path, &o, &id, &rec);
 		print_record(r, &rec);
 		return r < 0;
 	}
