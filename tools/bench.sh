@@ -432,7 +432,7 @@ bench_target() { # NAME DEVICE
 		sched=
 		if [ "$t" -gt 1 ]; then
 			[ "$HAVE_FIO" = 1 ] && engines="$engines fio-proc"
-			# PERF-NOTES: the loop's 128 request slots overflow at 16x16
+			# docs/performance.md: the loop's 128 request slots overflow at 16x16
 			case $dev in
 			/dev/loop*)
 				sched=/sys/block/${dev#/dev/}/queue/scheduler
