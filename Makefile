@@ -7,7 +7,7 @@
 #                   SAN_TESTS on it (daemon-faults.t and fuzz.t run only
 #                   there; make check-san alone: only that part); its
 #                   last line is "make check: N passed, N failed, N skipped"
-#   make bench      plateau's engine against fio, side by side
+#   make bench      `plateau run` (the product path) against fio, side by side
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # Test settings, on the command line or in the environment (the tests read
