@@ -34,10 +34,13 @@
 #include <json-c/json.h>
 #include <systemd/sd-daemon.h>
 
+#include "clock.h"
 #include "control.h"
 #include "erase.h"
-#include "plan.h"
+#include "events.h"
 #include "guard.h"
+#include "manager.h"
+#include "plan.h"
 #include "plateaud.h"
 #include "target.h"
 #include "version.h"
@@ -55,7 +58,7 @@ struct client {
 	bool draining; /* read no more; close once the replies are out */
 	uid_t uid;
 	pid_t pid;
-	int64_t last_ns; /* last time it sent anything */
+	int64_t last_ns; /* last time it sent anything (clock_mono_ns()) */
 	struct client *next;
 };
 
@@ -156,8 +159,9 @@ static void client_reply(struct client *c, json_object *o)
 	if (c->closing)
 		goto out;
 	if (c->olen - c->off > CONTROL_OUTPUT_MAX) {
-		log_msg(4, "dropping the control connection of uid %u (pid %d): %zu bytes of "
-			   "replies unread (at most %d)",
+		log_msg(LOG_WARNING,
+			"dropping the control connection of uid %u (pid %d): %zu bytes of "
+			"replies unread (at most %d)",
 			(unsigned)c->uid, (int)c->pid, c->olen - c->off, CONTROL_OUTPUT_MAX);
 		c->closing = true;
 		goto out;
@@ -172,7 +176,8 @@ static void client_reply(struct client *c, json_object *o)
 		char *b = realloc(c->out, cap);
 
 		if (!b) {
-			log_msg(3, "out of memory for a reply to uid %u; closing", (unsigned)c->uid);
+			log_msg(LOG_ERR, "out of memory for a reply to uid %u; closing",
+				(unsigned)c->uid);
 			c->closing = true;
 			goto out;
 		}
@@ -367,8 +372,8 @@ static void do_stop(struct client *c, json_object *req)
 		client_error(c, "run %lld is not running in this daemon", (long long)id);
 		return;
 	}
-	log_msg(5, "run %lld: stop requested by uid %u (pid %d)", (long long)id, (unsigned)c->uid,
-		(int)c->pid);
+	log_msg(LOG_NOTICE, "run %lld: stop requested by uid %u (pid %d)", (long long)id,
+		(unsigned)c->uid, (int)c->pid);
 	runner_stop(r->runner, false);
 	json_object *o = reply_ok();
 
@@ -452,10 +457,12 @@ static void do_start(struct client *c, json_object *req)
 	bool dry_run = false;
 	char err[1024], desc[1024], host[128] = "", cmd[256];
 	struct runner_requester who;
-	/* static: the loop is one thread, and this is 40 KiB */
+	/* static: the loop is one thread, and these are 40 KiB and 2 KiB */
 	static struct control_files files_buf;
+	static struct runner_created created;
 	struct control_files *files = &files_buf;
 	struct plan plan;
+	char name[sizeof(plan.name)], device[sizeof(plan.device)];
 	int64_t run_id;
 	int ret;
 
@@ -564,7 +571,7 @@ static void do_start(struct client *c, json_object *req)
 	who.pid = c->pid;
 	who.cmd = *cmd ? cmd : NULL;
 	who.via = STORE_VIA_DAEMON;
-	ret = runner_create_run(c->m->store, text, file, &id, host, &who, &run_id, err,
+	ret = runner_create_run(c->m->store, &plan, text, &id, host, &who, &run_id, &created, err,
 				sizeof(err));
 	if (ret) {
 		json_object_put(o);
@@ -572,31 +579,19 @@ static void do_start(struct client *c, json_object *req)
 		goto out;
 	}
 	guard_set_run(&g, run_id);
-	{
-		/* run-created is stored by runner_create_run(); the journal and the
-		 * hooks hear of it when the run starts, before anything else of it */
-		char msg[1024];
-		struct runner_event ev = {
-			.run_id = run_id,
-			.kind = RUNNER_EV_CREATED,
-			.message = msg,
-			.priority = RUNNER_PRIO_NOTICE,
-			.device = plan.device,
-			.serial = id.serial,
-		};
-
-		snprintf(msg, sizeof(msg), "'%s' created: %zu phase%s on %s (%s %s), by uid %u",
-			 plan.name, plan.nphases, plan.nphases == 1 ? "" : "s", plan.device, id.model,
-			 id.serial, (unsigned)c->uid);
-		ret = manager_start_run(c->m, run_id, &ev, &g, err, sizeof(err));
-	}
+	/* the run takes the plan over: say what it was before it goes */
+	snprintf(name, sizeof(name), "%s", plan.name);
+	snprintf(device, sizeof(device), "%s", plan.device);
+	/* run-created is stored by runner_create_run(); the journal and the
+	 * hooks hear of it when the run starts, before anything else of it */
+	ret = manager_start_run(c->m, run_id, &plan, &created.ev, &g, err, sizeof(err));
 	if (ret) {
 		json_object_put(o);
 		client_error(c, "run %lld recorded but not started: %s", (long long)run_id, err);
 		goto out;
 	}
-	log_msg(5, "run %lld '%s' started on %s by uid %u", (long long)run_id, plan.name,
-		plan.device, (unsigned)c->uid);
+	log_msg(LOG_NOTICE, "run %lld '%s' started on %s by uid %u", (long long)run_id, name,
+		device, (unsigned)c->uid);
 	json_object_object_add(o, "run", json_object_new_int64(run_id));
 	client_reply(c, o);
 	manager_notify_status(c->m);
@@ -952,7 +947,7 @@ static void client_read(struct client *c)
 		client_flush(c);
 		return;
 	}
-	c->last_ns = now_ns();
+	c->last_ns = clock_mono_ns();
 	c->len += (size_t)n;
 	while (!c->closing && !c->draining) {
 		char *nl = memchr(c->buf, '\n', c->len);
@@ -1032,7 +1027,8 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		static const char msg[] = "{\"ok\":false,\"error\":\"permission denied: plateaud "
 					  "serves root and members of the plateau group\"}\n";
 
-		log_msg(4, "refused a control connection from uid %u (pid %d): not root or plateau",
+		log_msg(LOG_WARNING,
+			"refused a control connection from uid %u (pid %d): not root or plateau",
 			(unsigned)cred.uid, (int)cred.pid);
 		(void)send(cfd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 		close(cfd);
@@ -1054,7 +1050,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	c->fd = cfd;
 	c->uid = cred.uid;
 	c->pid = cred.pid;
-	c->last_ns = now_ns();
+	c->last_ns = clock_mono_ns();
 	c->events = EPOLLIN;
 	c->next = clients;
 	clients = c;
@@ -1066,7 +1062,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 
 void control_close_idle(struct manager *m)
 {
-	int64_t now = now_ns();
+	int64_t now = clock_mono_ns();
 
 	(void)m;
 	for (struct client *c = clients, *n; c; c = n) {
@@ -1083,19 +1079,20 @@ int control_listen(struct manager *m)
 	int n = sd_listen_fds(1), fd, r;
 
 	if (n > 1) {
-		log_msg(3, "socket activation passed %d sockets; plateaud.socket has one", n);
+		log_msg(LOG_ERR, "socket activation passed %d sockets; plateaud.socket has one", n);
 		return -EINVAL;
 	}
 	if (n == 1) {
 		fd = SD_LISTEN_FDS_START;
 		if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
-			log_msg(3, "the activated socket is not a listening unix stream socket");
+			log_msg(LOG_ERR,
+				"the activated socket is not a listening unix stream socket");
 			return -EINVAL;
 		}
 		m->socket_activated = true;
 	} else {
 		if (strlen(m->socket_path) >= sizeof(sa.sun_path)) {
-			log_msg(3, "%s: socket path too long", m->socket_path);
+			log_msg(LOG_ERR, "%s: socket path too long", m->socket_path);
 			return -ENAMETOOLONG;
 		}
 		/* the length was checked above */
@@ -1111,10 +1108,8 @@ int control_listen(struct manager *m)
 			}
 		}
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd < 0) {
-			log_msg(3, "socket: %s", strerror(errno));
-			return -errno;
-		}
+		if (fd < 0)
+			return log_errno(LOG_ERR, -errno, "socket");
 		/* a socket that answers belongs to a live plateaud: leave it be;
 		 * one that refuses is left over from a dead one */
 		{
@@ -1123,7 +1118,9 @@ int control_listen(struct manager *m)
 			if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
 				close(probe);
 				close(fd);
-				log_msg(3, "%s: another plateaud answers there; refusing to take it over",
+				log_msg(LOG_ERR,
+					"%s: another plateaud answers there; refusing to take it "
+					"over",
 					m->socket_path);
 				return -EADDRINUSE;
 			}
@@ -1132,14 +1129,14 @@ int control_listen(struct manager *m)
 		}
 		(void)unlink(m->socket_path);
 		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
-			r = -errno;
-			log_msg(3, "%s: %s", m->socket_path, strerror(errno));
+			r = log_errno(LOG_ERR, -errno, "%s", m->socket_path);
 			close(fd);
 			return r;
 		}
 		/* root and the plateau group; SO_PEERCRED checks again on accept */
 		if (m->have_group && chown(m->socket_path, 0, m->group_gid) < 0)
-			log_msg(4, "%s: chown: %s, ignoring", m->socket_path, strerror(errno));
+			log_msg(LOG_WARNING, "%s: chown: %s, ignoring", m->socket_path,
+				strerror(errno));
 		(void)chmod(m->socket_path, 0660);
 		{
 			struct stat st;
@@ -1154,8 +1151,7 @@ int control_listen(struct manager *m)
 	m->listen_fd = fd;
 	r = sd_event_add_io(m->event, NULL, fd, EPOLLIN, on_accept, m);
 	if (r < 0) {
-		log_msg(3, "cannot watch the control socket: %s", strerror(-r));
-		return r;
+		return log_errno(LOG_ERR, r, "cannot watch the control socket");
 	}
 	return 0;
 }

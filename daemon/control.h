@@ -7,7 +7,16 @@
 
 #include "guard.h"
 #include "plan.h"
-#include "plateaud.h"
+#include "manager.h"
+
+/*
+ * control: the control socket (plateaud(8), CONTROL PROTOCOL); the loop
+ * thread alone serves it.
+ */
+
+#define PLATEAUD_CLIENTS_MAX 64
+/* a connection that says nothing for this long is closed */
+#define PLATEAUD_CLIENT_IDLE_NS (60LL * 1000000000LL)
 
 /*
  * The longest request line: a plan of PLAN_TEXT_MAX bytes with every byte
@@ -44,5 +53,10 @@ struct control_files {
  * @uid or root, never one of plateaud's own files.  @cf must stay put while
  * the rule is in use (it points into itself). */
 void control_files_init(const struct manager *m, uid_t uid, struct control_files *cf);
+
+/* Listen (or take the activated socket): 0, or -errno, logged. */
+int control_listen(struct manager *m);
+/* Close the connections idle for PLATEAUD_CLIENT_IDLE_NS. */
+void control_close_idle(struct manager *m);
 
 #endif

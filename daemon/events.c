@@ -4,7 +4,8 @@
  * structured entry per event, a fixed MESSAGE_ID per kind, fields RUN=,
  * DEVICE=, SERIAL=, PHASE=), the hook commands (started by the event loop
  * as hook_user without capabilities, under a time limit, never on a run's
- * thread), and the Prometheus textfile.
+ * thread), and the Prometheus textfile.  The kinds and their MESSAGE_IDs
+ * are runner.c's table (runner_event_kind()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,69 +29,39 @@
 
 #include <systemd/sd-journal.h>
 
+#include "events.h"
 #include "guard.h"
+#include "manager.h"
+#include "paths.h"
 #include "plateaud.h"
-
-/* Fixed MESSAGE_IDs, documented in plateaud(8); never change one. */
-static const struct {
-	const char *kind;
-	const char *id;
-} events_ids[] = {
-	{ "run-created", "d6c9341cef9a46d8bf09fb8750fb2199" },
-	{ "run-started", "c9a455dd112f47d2ace783c753d58a2d" },
-	{ "run-resumed", "b636964931cc4b25b9f73a8b1d93e6e2" },
-	{ "run-paused", "5a7e0c7de2284b6b8c8450c72cdc581f" },
-	{ "run-done", "37261e4039764541ba9b17f7e621b27d" },
-	{ "run-failed", "60615e27d6c94a3d84a1b130e02b1854" },
-	{ "run-stopped", "8247a8c2e4cf4331abd53246266eaef5" },
-	{ "phase-started", "1f4ecabd52c142198773131a361d9e40" },
-	{ "phase-ended", "f05fd554c59c43dca67926eb732fea2e" },
-	{ "gap", "5098ec7307594a179afba4e89a89ddfe" },
-	{ "erase-progress", "33df96b2f29a44759e67f6453aaa3eaf" },
-	{ "erase-verify", "a1536b0033ca4817b370d35a8550214a" },
-	{ "steady-reached", "d6d0170943534bc5a6e3fdaa9aa23f20" },
-	{ "steady-lost", "be55c4fb7c02437f9e6640aa1a8520cc" },
-	{ "steady-not-reached", "a70b202910f0446faf4ecea693cca65a" },
-	{ "point-measured", "f7e3fb31d6ed4f43af35f7103bddb40c" },
-	{ "store-shares-disk", "fa9d5181473047e7aa5cecf31d9e8b19" },
-	{ "point-aborted", "709c20920b55474fbbfc3d5a416f986b" },
-};
-
-const char *events_message_id(const char *kind)
-{
-	for (size_t i = 0; i < sizeof(events_ids) / sizeof(events_ids[0]); i++)
-		if (!strcmp(events_ids[i].kind, kind))
-			return events_ids[i].id;
-	return NULL;
-}
 
 void events_journal(const struct runner_event *ev)
 {
-	const char *mid = events_message_id(ev->kind);
+	const struct runner_event_kind *k = runner_event_kind(ev->kind);
 
 	/* the plain line when stderr is not the journal (by hand, tests);
 	 * under systemd the structured entry below is the one line */
 	if (!log_is_journal())
 		log_msg(ev->priority, "run %lld: %s", (long long)ev->run_id, ev->message);
-	(void)sd_journal_send("MESSAGE=run %lld: %s", (long long)ev->run_id, ev->message,
-			      "MESSAGE_ID=%s", mid ? mid : "00000000000000000000000000000000",
-			      "PRIORITY=%d", ev->priority, "SYSLOG_IDENTIFIER=plateaud",
-			      "PLATEAU_EVENT=%s", ev->kind, "RUN=%lld", (long long)ev->run_id,
-			      "DEVICE=%s", ev->device ? ev->device : "", "SERIAL=%s",
-			      ev->serial ? ev->serial : "", "PHASE=%d", ev->phase_seq,
-			      "PHASE_KIND=%s", ev->phase_kind ? ev->phase_kind : "",
-			      "PLATEAU_DATA=%s", ev->data ? ev->data : "", NULL);
+	(void)sd_journal_send(
+		"MESSAGE=run %lld: %s", (long long)ev->run_id, ev->message, "MESSAGE_ID=%s",
+		k ? k->message_id : "00000000000000000000000000000000", "PRIORITY=%d", ev->priority,
+		"SYSLOG_IDENTIFIER=plateaud", "PLATEAU_EVENT=%s", ev->kind, "RUN=%lld",
+		(long long)ev->run_id, "DEVICE=%s", ev->device ? ev->device : "", "SERIAL=%s",
+		ev->serial ? ev->serial : "", "PHASE=%d", ev->phase_seq, "PHASE_KIND=%s",
+		ev->phase_kind ? ev->phase_kind : "", "PLATEAU_DATA=%s", ev->data ? ev->data : "",
+		NULL);
 }
 
 void events_journal_refusal(const char *device, const char *serial, unsigned int uid, int pid,
 			    const char *message)
 {
 	if (!log_is_journal())
-		log_msg(4, "%s (asked by uid %u, pid %d)", message, uid, pid);
+		log_msg(LOG_WARNING, "%s (asked by uid %u, pid %d)", message, uid, pid);
 	(void)sd_journal_send("MESSAGE=%s (asked by uid %u, pid %d)", message, uid, pid,
-			      "MESSAGE_ID=%s", GUARD_REFUSED_MESSAGE_ID, "PRIORITY=4",
-			      "SYSLOG_IDENTIFIER=plateaud", "PLATEAU_EVENT=refused",
-			      "DEVICE=%s", device ? device : "", "SERIAL=%s", serial ? serial : "",
+			      "MESSAGE_ID=%s", GUARD_REFUSED_MESSAGE_ID, "PRIORITY=%d", LOG_WARNING,
+			      "SYSLOG_IDENTIFIER=plateaud", "PLATEAU_EVENT=refused", "DEVICE=%s",
+			      device ? device : "", "SERIAL=%s", serial ? serial : "",
 			      "REQUESTER_UID=%u", uid, "REQUESTER_PID=%d", pid, NULL);
 }
 
@@ -268,7 +239,7 @@ static int hook_cred(const struct manager *m, struct hook_cred *c, char *why, si
 			 "hook_user '%s' %s (hooks never fall back to root: create the user or "
 			 "set hook_user in %s)",
 			 user, r ? strerror(r) : "does not exist",
-			 *m->config_path ? m->config_path : PLATEAUD_DEFAULT_CONFIG);
+			 *m->config_path ? m->config_path : PLATEAU_DEFAULT_CONFIG);
 		return -ENOENT;
 	}
 	if (pw.pw_uid == 0 || pw.pw_gid == 0) {
@@ -306,7 +277,7 @@ int events_hook_resolve(const struct manager *m, const char *name, char *why, si
 		snprintf(why, len,
 			 "no hook '%s' in the [hooks] section of %s: plans choose among the hooks "
 			 "it defines (plateaud(8), HOOKS)",
-			 name, *m->config_path ? m->config_path : PLATEAUD_DEFAULT_CONFIG);
+			 name, *m->config_path ? m->config_path : PLATEAU_DEFAULT_CONFIG);
 		return -ENOENT;
 	}
 	r = hook_open(d->path, &fd, w, sizeof(w));
@@ -328,19 +299,45 @@ void events_hooks_check(const struct manager *m)
 	if (*m->hook && !hook_open(m->hook, &fd, why, sizeof(why)))
 		close(fd);
 	else if (*m->hook)
-		log_msg(4, "hook %s: not run as it stands (checked again at every call): %s",
-			m->hook, why);
+		log_msg(LOG_WARNING,
+			"hook %s: not run as it stands (checked again at every call): %s", m->hook,
+			why);
 	for (size_t i = 0; i < m->nhook_defs; i++) {
 		if (!hook_open(m->hook_defs[i].path, &fd, why, sizeof(why)))
 			close(fd);
 		else
-			log_msg(4, "[hooks] %s = %s: not run as it stands (checked again at every "
-				   "call): %s",
+			log_msg(LOG_WARNING,
+				"[hooks] %s = %s: not run as it stands (checked again at every "
+				"call): %s",
 				m->hook_defs[i].name, m->hook_defs[i].path, why);
 	}
 	if ((*m->hook || m->nhook_defs) && hook_cred(m, &c, why, sizeof(why)))
-		log_msg(4, "hooks will not run: %s", why);
+		log_msg(LOG_WARNING, "hooks will not run: %s", why);
 }
+
+/* a hook call waiting for its lane */
+struct hook_job {
+	struct hook_job *next;
+	char *argv0;
+	char **envp;
+	long long run;
+	char event[32];
+};
+
+/*
+ * The calls of one hook for one run, in the order the events happened: the
+ * next starts when the one before has exited or been killed, so an alert
+ * never hears "steady lost" before "steady reached".  Loop thread only.
+ */
+struct hook_run;
+struct hook_lane {
+	struct hook_lane *next;
+	char cmd[256];
+	long long run;
+	struct hook_run *running; /* the call in progress, or NULL */
+	size_t nqueued;
+	struct hook_job *head, *tail;
+};
 
 struct hook_run {
 	struct manager *m;
@@ -431,10 +428,11 @@ void events_queue_hooks(struct manager *m, struct drun *r, const struct runner_e
 		events_queue_one(m, m->hook, r, ev);
 	if (*r->hook && !d)
 		/* a resumed run whose hook plateaud.conf no longer defines */
-		log_msg(4, "run %lld: hook '%s' not run for %s: no such hook in the [hooks] section "
-			   "of %s",
+		log_msg(LOG_WARNING,
+			"run %lld: hook '%s' not run for %s: no such hook in the [hooks] section "
+			"of %s",
 			(long long)r->id, r->hook, ev->kind,
-			*m->config_path ? m->config_path : PLATEAUD_DEFAULT_CONFIG);
+			*m->config_path ? m->config_path : PLATEAU_DEFAULT_CONFIG);
 	else if (d && strcmp(d->path, m->hook))
 		events_queue_one(m, d->path, r, ev);
 	manager_wake(m);
@@ -456,7 +454,8 @@ static int on_hook_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 
 	(void)s;
 	if (si->si_code != CLD_EXITED || si->si_status != 0)
-		log_msg(4, "hook %s for %s of run %lld %s %d, ignoring", h->cmd, h->event, h->run,
+		log_msg(LOG_WARNING, "hook %s for %s of run %lld %s %d, ignoring", h->cmd, h->event,
+			h->run,
 			si->si_code == CLD_EXITED ? "exited with status" : "was killed by signal",
 			si->si_status);
 	h->lane->running = NULL;
@@ -473,8 +472,8 @@ static int on_hook_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
-	log_msg(4, "hook %s for %s of run %lld ran past its time limit: killed", h->cmd, h->event,
-		h->run);
+	log_msg(LOG_WARNING, "hook %s for %s of run %lld ran past its time limit: killed", h->cmd,
+		h->event, h->run);
 	/* the hook runs in its own process group: take its children too,
 	 * and the hook itself should it have left the group */
 	(void)kill(-h->pid, SIGKILL);
@@ -649,20 +648,20 @@ static void events_spawn(struct manager *m, struct hook_lane *lane, struct hook_
 
 	/* checked at every call: the file may have changed since the last */
 	if (hook_open(j->argv0, &fd, why, sizeof(why))) {
-		log_msg(4, "hook %s for %s of run %lld not run: %s", j->argv0, j->event, j->run,
-			why);
+		log_msg(LOG_WARNING, "hook %s for %s of run %lld not run: %s", j->argv0, j->event,
+			j->run, why);
 		return;
 	}
 	if (hook_cred(m, &cred, why, sizeof(why))) {
-		log_msg(4, "hook %s for %s of run %lld not run: %s", j->argv0, j->event, j->run,
-			why);
+		log_msg(LOG_WARNING, "hook %s for %s of run %lld not run: %s", j->argv0, j->event,
+			j->run, why);
 		close(fd);
 		return;
 	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
-		log_msg(4, "hook %s for %s of run %lld: out of memory, ignoring", j->argv0,
-			j->event, j->run);
+		log_msg(LOG_WARNING, "hook %s for %s of run %lld: out of memory, ignoring",
+			j->argv0, j->event, j->run);
 		close(fd);
 		return;
 	}
@@ -672,8 +671,8 @@ static void events_spawn(struct manager *m, struct hook_lane *lane, struct hook_
 	pid = hook_exec(fd, argv, j->envp, &cred, why, sizeof(why));
 	close(fd);
 	if (pid < 0) {
-		log_msg(4, "hook %s for %s of run %lld: %s, ignoring", h->cmd, h->event, h->run,
-			why);
+		log_msg(LOG_WARNING, "hook %s for %s of run %lld: %s, ignoring", h->cmd, h->event,
+			h->run, why);
 		free(h);
 		return;
 	}
@@ -686,8 +685,8 @@ static void events_spawn(struct manager *m, struct hook_lane *lane, struct hook_
 	    sd_event_add_time(m->event, &h->timer, CLOCK_MONOTONIC,
 			      now + m->hook_timeout_ns / 1000, 0, on_hook_timeout, h) < 0) {
 		/* unwatched, it would hold its lane for ever: stop it now */
-		log_msg(4, "hook %s for %s of run %lld: cannot watch pid %d, killed", h->cmd,
-			h->event, h->run, (int)pid);
+		log_msg(LOG_WARNING, "hook %s for %s of run %lld: cannot watch pid %d, killed",
+			h->cmd, h->event, h->run, (int)pid);
 		(void)kill(-pid, SIGKILL);
 		(void)waitpid(pid, NULL, WNOHANG); /* never block the loop */
 		lane->running = NULL;
@@ -733,8 +732,8 @@ static void events_lane_add(struct manager *m, struct hook_job *j)
 	if (!l) {
 		l = calloc(1, sizeof(*l));
 		if (!l) {
-			log_msg(4, "hook %s for %s of run %lld: out of memory, ignoring", j->argv0,
-				j->event, j->run);
+			log_msg(LOG_WARNING, "hook %s for %s of run %lld: out of memory, ignoring",
+				j->argv0, j->event, j->run);
 			hook_job_free(j);
 			return;
 		}
@@ -748,8 +747,9 @@ static void events_lane_add(struct manager *m, struct hook_job *j)
 	if (l->nqueued >= PLATEAUD_HOOK_QUEUE_MAX + (l->running ? 0 : 1) &&
 	    strcmp(j->event, RUNNER_EV_DONE) && strcmp(j->event, RUNNER_EV_FAILED) &&
 	    strcmp(j->event, RUNNER_EV_STOPPED) && strcmp(j->event, RUNNER_EV_PAUSED)) {
-		log_msg(4, "hook %s: %zu calls for run %lld already wait behind a running one: "
-			   "%s not passed on",
+		log_msg(LOG_WARNING,
+			"hook %s: %zu calls for run %lld already wait behind a running one: "
+			"%s not passed on",
 			l->cmd, l->nqueued, j->run, j->event);
 		hook_job_free(j);
 		return;
@@ -814,7 +814,8 @@ void events_drop_hooks(struct manager *m)
 		if (l->running)
 			hook_run_free(l->running);
 		if (l->nqueued)
-			log_msg(4, "hook %s: %zu calls for run %lld not made: plateaud is stopping",
+			log_msg(LOG_WARNING,
+				"hook %s: %zu calls for run %lld not made: plateaud is stopping",
 				l->cmd, l->nqueued, l->run);
 		while (l->head) {
 			struct hook_job *j = l->head;

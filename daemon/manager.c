@@ -9,7 +9,10 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "clock.h"
 #include "control.h"
+#include "events.h"
+#include "manager.h"
 #include "plan.h"
 #include "plateaud.h"
 
@@ -22,7 +25,7 @@ void manager_wake(struct manager *m)
 	/* eventfd writes of 8 bytes do not fail short; a full counter (never)
 	 * would still leave the loop woken */
 	if (write(m->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		log_msg(4, "waking the loop: %s, ignoring", strerror(errno));
+		log_msg(LOG_WARNING, "waking the loop: %s, ignoring", strerror(errno));
 }
 
 struct drun *manager_find_run(struct manager *m, int64_t run_id)
@@ -119,30 +122,43 @@ static void *drun_thread(void *arg)
 	return NULL;
 }
 
-/* a run and the file-target rule its runner uses for as long as it lives */
+/* a run, the file-target rule its runner uses for as long as it lives, and
+ * the plan of a fresh start (parsed once, by the start request) */
 struct drun_box {
 	struct drun r;
 	struct control_files files;
+	struct plan plan;
 };
 
 static void drun_free(struct drun *r)
 {
+	struct drun_box *box;
+
 	if (!r)
 		return;
+	box = (struct drun_box *)((char *)r - offsetof(struct drun_box, r));
 	runner_free(r->runner);
 	store_close(r->store);
 	pthread_mutex_destroy(&r->lock);
-	free((struct drun_box *)((char *)r - offsetof(struct drun_box, r)));
+	plan_free(&box->plan);
+	free(box);
 }
 
-int manager_start_run(struct manager *m, int64_t run_id, const struct runner_event *created,
-		      struct guard *g, char *err, size_t errlen)
+/* What status, the textfile and the hooks show of the run's plan: the
+ * stored drive's path when the plan could not be parsed */
+static void drun_set_plan(struct drun *r, const struct plan *p, const char *drive_path)
+{
+	snprintf(r->device, sizeof(r->device), "%s", *p->device ? p->device : drive_path);
+	snprintf(r->hook, sizeof(r->hook), "%s", p->hook);
+	r->interval_ns = (int64_t)p->interval_ns;
+}
+
+int manager_start_run(struct manager *m, int64_t run_id, struct plan *plan,
+		      const struct runner_event *created, struct guard *g, char *err, size_t errlen)
 {
 	struct store_run run = { 0 };
 	struct drun_box *box;
-	struct plan plan;
 	struct drun *r;
-	char perr[512];
 	uid_t owner;
 	int ret;
 
@@ -171,16 +187,12 @@ int manager_start_run(struct manager *m, int64_t run_id, const struct runner_eve
 	snprintf(r->st.state, sizeof(r->st.state), "%s", run.state);
 	r->st.progress = -1;
 	pthread_mutex_init(&r->lock, NULL);
-	/* the device and hook come from the stored plan, as the runner reads it */
-	if (!plan_parse(run.plan, "stored plan", &plan, perr, sizeof(perr))) {
-		snprintf(r->device, sizeof(r->device), "%s", plan.device);
-		snprintf(r->hook, sizeof(r->hook), "%s", plan.hook);
-		r->interval_ns = (int64_t)plan.interval_ns;
-	} else {
-		snprintf(r->device, sizeof(r->device), "%s", run.drive.path);
+	if (plan) {
+		/* the box keeps the start request's plan for the runner */
+		box->plan = *plan;
+		memset(plan, 0, sizeof(*plan));
+		drun_set_plan(r, &box->plan, run.drive.path);
 	}
-	plan_free(&plan);
-	store_run_clear(&run);
 	/* before the thread exists, so its run-started comes after */
 	if (created) {
 		events_journal(created);
@@ -189,6 +201,16 @@ int manager_start_run(struct manager *m, int64_t run_id, const struct runner_eve
 	ret = store_open(m->db_path, 0, &r->store, err, errlen);
 	if (!ret && runner_new(r->store, run_id, &drun_ops, r, &r->runner))
 		ret = -ENOMEM;
+	if (!ret && plan)
+		runner_set_plan(r->runner, &box->plan);
+	/* a resume: the stored plan, parsed here once for the device and hook,
+	 * and by the same runner for the run (a plan that does not parse
+	 * fails the run on its thread, which records why) */
+	if (!ret && !plan) {
+		(void)runner_load(r->runner);
+		drun_set_plan(r, runner_plan(r->runner), run.drive.path);
+	}
+	store_run_clear(&run);
 	if (!ret)
 		runner_set_files(r->runner, &box->files.gf);
 	/* the descriptor and locks the start request was checked with */
@@ -234,9 +256,9 @@ static void manager_reap(struct manager *m)
 		store_close(r->store);
 		r->store = NULL;
 		if (r->result == -EINTR)
-			log_msg(6, "run %lld paused", (long long)r->id);
+			log_msg(LOG_INFO, "run %lld paused", (long long)r->id);
 		else if (r->result && r->result != -ECANCELED)
-			log_msg(3, "run %lld failed: %s", (long long)r->id, r->st.error);
+			log_msg(LOG_ERR, "run %lld failed: %s", (long long)r->id, r->st.error);
 		pthread_mutex_lock(&m->runs_lock);
 		*pp = r->next;
 		if (r->result == -EINTR) {
@@ -248,7 +270,7 @@ static void manager_reap(struct manager *m)
 			 * alert on "failed" or "steady" sees it at a scrape */
 			snprintf(r->st.state, sizeof(r->st.state), "%s",
 				 !r->result ? "done" : r->result == -ECANCELED ? "stopped" : "failed");
-			r->ended_ns = now_ns();
+			r->ended_ns = clock_wall_ns();
 			r->next = m->ended;
 			m->ended = r;
 			pthread_mutex_unlock(&m->runs_lock);
@@ -288,7 +310,7 @@ static void manager_exit_when_idle(struct manager *m)
 		sd_event_exit(m->event, 0);
 		return;
 	}
-	log_msg(6, "runs paused; waiting up to %llu ms for the hooks",
+	log_msg(LOG_INFO, "runs paused; waiting up to %llu ms for the hooks",
 		(unsigned long long)(m->hook_timeout_ns / 1000000ULL));
 	(void)sd_notify(0, "STATUS=waiting for the hooks");
 }
@@ -301,7 +323,7 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	(void)s;
 	(void)revents;
 	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		log_msg(4, "eventfd: %s, ignoring", strerror(errno));
+		log_msg(LOG_WARNING, "eventfd: %s, ignoring", strerror(errno));
 	/* reap first: a run's last events are queued by the time it is
 	 * joined, and are started here, not lost to the exit below */
 	manager_reap(m);
@@ -346,7 +368,7 @@ void manager_notify_status(struct manager *m)
 /* Forget ended runs after a day; true when one went. */
 static bool manager_expire_ended(struct manager *m)
 {
-	int64_t now = now_ns();
+	int64_t now = clock_wall_ns();
 	bool any = false;
 
 	pthread_mutex_lock(&m->runs_lock);
@@ -383,10 +405,10 @@ static int manager_resume_one(void *ctx, const struct store_run *run)
 	struct manager *m = ctx;
 	char err[512];
 
-	log_msg(5, "resuming run %lld '%s' (%s) on %s", (long long)run->id, run->name, run->state,
-		run->drive.path);
-	if (manager_start_run(m, run->id, NULL, NULL, err, sizeof(err)))
-		log_msg(3, "run %lld cannot resume: %s", (long long)run->id, err);
+	log_msg(LOG_NOTICE, "resuming run %lld '%s' (%s) on %s", (long long)run->id, run->name,
+		run->state, run->drive.path);
+	if (manager_start_run(m, run->id, NULL, NULL, NULL, err, sizeof(err)))
+		log_msg(LOG_ERR, "run %lld cannot resume: %s", (long long)run->id, err);
 	return 0;
 }
 
@@ -397,20 +419,16 @@ int manager_resume_all(struct manager *m)
 	int r;
 
 	r = sd_event_add_io(m->event, &m->wake_src, m->wake_fd, EPOLLIN, on_wake, m);
-	if (r < 0) {
-		log_msg(3, "cannot watch the eventfd: %s", strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return log_errno(LOG_ERR, r, "cannot watch the eventfd");
 	sd_event_now(m->event, CLOCK_MONOTONIC, &now);
 	r = sd_event_add_time(m->event, &m->status_timer, CLOCK_MONOTONIC,
 			      now + MANAGER_STATUS_PERIOD_US, 0, on_status_timer, m);
-	if (r < 0) {
-		log_msg(3, "cannot add a timer: %s", strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return log_errno(LOG_ERR, r, "cannot add a timer");
 	r = store_runs_foreach(m->store, &f, manager_resume_one, m);
 	if (r) {
-		log_msg(3, "listing unfinished runs: %s", store_errmsg(m->store));
+		log_msg(LOG_ERR, "listing unfinished runs: %s", store_errmsg(m->store));
 		return r;
 	}
 	/* a textfile left by the previous instance says nothing true any more */

@@ -23,21 +23,21 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "control.h"
+#include "events.h"
+#include "ini.h"
+#include "manager.h"
 #include "parse.h"
+#include "paths.h"
 #include "plateaud.h"
 #include "version.h"
+
+/* plateaud.conf is a few lines; a file this big is something else */
+#define PLATEAUD_CONFIG_MAX (1024 * 1024)
 
 static bool log_to_journal;
 
 static int mkdir_parent(const char *path, mode_t mode);
-
-int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 bool log_is_journal(void)
 {
@@ -59,6 +59,18 @@ void log_msg(int prio, const char *fmt, ...)
 		fprintf(stderr, "plateaud: %s\n", buf);
 }
 
+int log_errno(int prio, int r, const char *fmt, ...)
+{
+	char buf[1536];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_msg(prio, "%s: %s", buf, strerror(-r));
+	return r;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -66,10 +78,11 @@ static void usage(FILE *f)
 		"                [--hook-timeout D] [--prometheus-file PATH]\n\n"
 		"The plateau daemon: erases, fills and preconditions drives to steady state and\n"
 		"measures them, as plans handed to it by `plateau start` say.\n\n"
-		"  --db PATH              database (default " PLATEAUD_DEFAULT_DB ")\n"
+		"  --db PATH              database (default " PLATEAU_DEFAULT_DB ")\n"
 		"  --socket PATH          control socket, when not socket-activated\n"
-		"                         (default " PLATEAUD_DEFAULT_SOCKET ")\n"
-		"  --config FILE          settings (default " PLATEAUD_DEFAULT_CONFIG ", if present)\n"
+		"                         (default " PLATEAU_DEFAULT_SOCKET ")\n"
+		"  --config FILE          settings (default " PLATEAU_DEFAULT_CONFIG
+		", if present)\n"
 		"  --hook CMD             run CMD on every run event (environment PLATEAU_*),\n"
 		"                         as hook_user without capabilities\n"
 		"  --hook-timeout D       kill a hook after D (default 30s)\n"
@@ -92,12 +105,15 @@ static int config_file_targets(struct manager *m, char *v, const char *path, uns
 		if (tok[0] != '/' || strstr(tok, "/./") || strstr(tok, "/../") ||
 		    (len >= 2 && !strcmp(tok + len - 2, "/.")) ||
 		    (len >= 3 && !strcmp(tok + len - 3, "/..")) || len >= sizeof(m->file_targets[0])) {
-			log_msg(3, "%s:%u: file_targets: expected absolute directories without . or .., "
-				   "not '%s'", path, n, tok);
+			log_msg(LOG_ERR,
+				"%s:%u: file_targets: expected absolute directories without . or "
+				".., "
+				"not '%s'",
+				path, n, tok);
 			return -EINVAL;
 		}
 		if (m->nfile_targets == PLATEAUD_FILE_TARGETS_MAX) {
-			log_msg(3, "%s:%u: file_targets: at most %d directories", path, n,
+			log_msg(LOG_ERR, "%s:%u: file_targets: at most %d directories", path, n,
 				PLATEAUD_FILE_TARGETS_MAX);
 			return -EINVAL;
 		}
@@ -114,21 +130,24 @@ static int config_hook_def(struct manager *m, const char *k, const char *v, cons
 
 	if (!*k || strlen(k) >= sizeof(m->hook_defs[0].name) || strspn(k, "abcdefghijklmnopqrstuvwxyz"
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(k)) {
-		log_msg(3, "%s:%u: [hooks]: expected a name of letters, digits, '_', '-' and '.', "
-			   "not '%s'", path, n, k);
+		log_msg(LOG_ERR,
+			"%s:%u: [hooks]: expected a name of letters, digits, '_', '-' and '.', "
+			"not '%s'",
+			path, n, k);
 		return -EINVAL;
 	}
 	if (v[0] != '/' || strlen(v) >= sizeof(m->hook_defs[0].path)) {
-		log_msg(3, "%s:%u: [hooks] %s: expected an absolute path, not '%s'", path, n, k, v);
+		log_msg(LOG_ERR, "%s:%u: [hooks] %s: expected an absolute path, not '%s'", path, n,
+			k, v);
 		return -EINVAL;
 	}
 	for (i = 0; i < m->nhook_defs; i++)
 		if (!strcmp(m->hook_defs[i].name, k)) {
-			log_msg(3, "%s:%u: [hooks] %s: defined twice", path, n, k);
+			log_msg(LOG_ERR, "%s:%u: [hooks] %s: defined twice", path, n, k);
 			return -EINVAL;
 		}
 	if (m->nhook_defs == PLATEAUD_HOOKS_MAX) {
-		log_msg(3, "%s:%u: [hooks]: at most %d hooks", path, n, PLATEAUD_HOOKS_MAX);
+		log_msg(LOG_ERR, "%s:%u: [hooks]: at most %d hooks", path, n, PLATEAUD_HOOKS_MAX);
 		return -EINVAL;
 	}
 	/* both lengths were checked above */
@@ -138,38 +157,121 @@ static int config_hook_def(struct manager *m, const char *k, const char *v, cons
 	return 0;
 }
 
+/* One "key = value" of [daemon] (@hooks false) or [hooks] (@hooks true). */
+static int config_pair(struct manager *m, bool hooks, const char *k, const char *v,
+		       const char *path, unsigned int n, const bool *set)
+{
+	char list[INI_LINE_MAX];
+	uint64_t ns;
+
+	if (hooks)
+		return config_hook_def(m, k, v, path, n);
+	if (!strcmp(k, "file_targets")) {
+		/* split in place: a copy, of a length that fits (ini.h) */
+		snprintf(list, sizeof(list), "%s", v);
+		return config_file_targets(m, list, path, n);
+	}
+	if (!strcmp(k, "hook_user")) {
+		if (!*v || strlen(v) >= sizeof(m->hook_user)) {
+			log_msg(LOG_ERR, "%s:%u: hook_user: expected a user name", path, n);
+			return -EINVAL;
+		}
+		memcpy(m->hook_user, v, strlen(v) + 1);
+	} else if (!strcmp(k, "database")) {
+		if (!set[0])
+			snprintf(m->db_path, sizeof(m->db_path), "%s", v);
+	} else if (!strcmp(k, "socket")) {
+		if (!set[1])
+			snprintf(m->socket_path, sizeof(m->socket_path), "%s", v);
+	} else if (!strcmp(k, "hook")) {
+		if (!set[2])
+			snprintf(m->hook, sizeof(m->hook), "%s", v);
+	} else if (!strcmp(k, "hook_timeout")) {
+		if (parse_duration_ns(v, &ns) || !ns) {
+			log_msg(LOG_ERR,
+				"%s:%u: hook_timeout: expected a duration ('30s'), not '%s'", path,
+				n, v);
+			return -EINVAL;
+		}
+		if (!set[3])
+			m->hook_timeout_ns = ns;
+	} else if (!strcmp(k, "prometheus_textfile")) {
+		if (!set[4])
+			snprintf(m->prom_path, sizeof(m->prom_path), "%s", v);
+	} else {
+		log_msg(LOG_ERR,
+			"%s:%u: unknown key '%s' (expected database, socket, hook, hook_timeout, "
+			"hook_user, file_targets, prometheus_textfile)",
+			path, n, k);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The sections and pairs of @text (lib/ini.h's rules). */
+static int config_parse(struct manager *m, const char *text, const char *path, const bool *set)
+{
+	static struct ini it; /* 8 KiB; main's thread alone reads the file */
+	bool in_daemon = false, in_hooks = false;
+	int t;
+
+	ini_init(&it, text);
+	while ((t = ini_next(&it)) != INI_END) {
+		if (t == INI_SECTION) {
+			in_daemon = !strcmp(it.section, "daemon");
+			in_hooks = !strcmp(it.section, "hooks");
+			if (in_daemon || in_hooks)
+				continue;
+		} else if (t == INI_PAIR && (in_daemon || in_hooks)) {
+			if (config_pair(m, in_hooks, it.key, it.value, path, it.line, set))
+				return -EINVAL;
+			continue;
+		} else if (it.error == INI_ERR_NO_KEY && (in_daemon || in_hooks)) {
+			/* "= value": the section's own words for an empty key */
+			return config_pair(m, in_hooks, "", "", path, it.line, set);
+		} else if (it.error == INI_ERR_LONG || it.error == INI_ERR_CONTROL) {
+			log_msg(LOG_ERR, "%s:%u: %s", path, it.line, ini_error_message(it.error));
+			return -EINVAL;
+		}
+		/* a section of another name, a pair before [daemon] or [hooks],
+		 * a malformed section header or a line without '=' */
+		log_msg(LOG_ERR, "%s:%u: expected [daemon] or [hooks] and then 'key = value' lines",
+			path, it.line);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* [daemon] key = value and [hooks] name = path; command-line options win
  * over the file. */
 static int config_load(struct manager *m, const char *path, bool must_exist, const bool *set)
 {
-	char line[2048];
-	unsigned int n = 0;
-	bool in_daemon = false, in_hooks = false;
 	struct stat st;
-	FILE *f;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	char *text;
+	size_t len = 0;
+	ssize_t got;
+	int r, fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0) {
 		if (!must_exist && errno == ENOENT)
 			return 0;
-		log_msg(3, "%s: %s", path, strerror(errno));
-		return -errno;
+		return log_errno(LOG_ERR, -errno, "%s", path);
 	}
 	/* the file read is the file checked: through its descriptor */
 	if (fstat(fd, &st) < 0) {
-		log_msg(3, "%s: %s", path, strerror(errno));
+		r = log_errno(LOG_ERR, -errno, "%s", path);
 		close(fd);
-		return -EINVAL;
+		return r;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		log_msg(3, "%s: not a regular file", path);
+		log_msg(LOG_ERR, "%s: not a regular file", path);
 		close(fd);
 		return -EINVAL;
 	}
 	/* as root, it names the code plateaud runs and the files it may
 	 * write: nobody but root may have had a say in it */
 	if (geteuid() == 0 && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
-		log_msg(3,
+		log_msg(LOG_ERR,
 			"%s: owned by uid %u, mode %04o: plateaud runs as root and this file names "
 			"the hooks it runs and the files it may write, so it must be owned by root "
 			"and writable by root only (chown root %s; chmod go-w %s); not starting",
@@ -177,90 +279,27 @@ static int config_load(struct manager *m, const char *path, bool must_exist, con
 		close(fd);
 		return -EPERM;
 	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		log_msg(3, "%s: %s", path, strerror(errno));
+	text = malloc(PLATEAUD_CONFIG_MAX + 1);
+	if (!text) {
 		close(fd);
-		return -ENOMEM;
+		return log_errno(LOG_ERR, -ENOMEM, "%s", path);
 	}
-	while (fgets(line, sizeof(line), f)) {
-		char *k = line, *v, *e;
-		uint64_t ns;
-
-		n++;
-		while (*k == ' ' || *k == '\t')
-			k++;
-		e = k + strlen(k);
-		while (e > k && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
-			*--e = '\0';
-		if (!*k || *k == '#' || *k == ';')
-			continue;
-		if (!strcmp(k, "[daemon]") || !strcmp(k, "[hooks]")) {
-			in_daemon = k[1] == 'd';
-			in_hooks = !in_daemon;
-			continue;
-		}
-		v = strchr(k, '=');
-		if (*k == '[' || !(in_daemon || in_hooks) || !v) {
-			log_msg(3, "%s:%u: expected [daemon] or [hooks] and then 'key = value' lines",
-				path, n);
-			fclose(f);
-			return -EINVAL;
-		}
-		*v++ = '\0';
-		for (e = k + strlen(k); e > k && (e[-1] == ' ' || e[-1] == '\t');)
-			*--e = '\0';
-		while (*v == ' ' || *v == '\t')
-			v++;
-		if (in_hooks) {
-			if (config_hook_def(m, k, v, path, n)) {
-				fclose(f);
-				return -EINVAL;
-			}
-		} else if (!strcmp(k, "file_targets")) {
-			if (config_file_targets(m, v, path, n)) {
-				fclose(f);
-				return -EINVAL;
-			}
-		} else if (!strcmp(k, "hook_user")) {
-			if (!*v || strlen(v) >= sizeof(m->hook_user)) {
-				log_msg(3, "%s:%u: hook_user: expected a user name", path, n);
-				fclose(f);
-				return -EINVAL;
-			}
-			memcpy(m->hook_user, v, strlen(v) + 1);
-		} else if (!strcmp(k, "database")) {
-			if (!set[0])
-				snprintf(m->db_path, sizeof(m->db_path), "%s", v);
-		} else if (!strcmp(k, "socket")) {
-			if (!set[1])
-				snprintf(m->socket_path, sizeof(m->socket_path), "%s", v);
-		} else if (!strcmp(k, "hook")) {
-			if (!set[2])
-				snprintf(m->hook, sizeof(m->hook), "%s", v);
-		} else if (!strcmp(k, "hook_timeout")) {
-			if (parse_duration_ns(v, &ns) || !ns) {
-				log_msg(3, "%s:%u: hook_timeout: expected a duration ('30s'), not '%s'",
-					path, n, v);
-				fclose(f);
-				return -EINVAL;
-			}
-			if (!set[3])
-				m->hook_timeout_ns = ns;
-		} else if (!strcmp(k, "prometheus_textfile")) {
-			if (!set[4])
-				snprintf(m->prom_path, sizeof(m->prom_path), "%s", v);
-		} else {
-			log_msg(3,
-				"%s:%u: unknown key '%s' (expected database, socket, hook, hook_timeout, "
-				"hook_user, file_targets, prometheus_textfile)",
-				path, n, k);
-			fclose(f);
-			return -EINVAL;
-		}
+	while ((got = read(fd, text + len, PLATEAUD_CONFIG_MAX + 1 - len)) > 0 &&
+	       (len += (size_t)got) <= PLATEAUD_CONFIG_MAX)
+		;
+	if (got < 0) {
+		r = log_errno(LOG_ERR, -errno, "%s", path);
+	} else if (len > PLATEAUD_CONFIG_MAX) {
+		log_msg(LOG_ERR, "%s: larger than %d bytes: not a plateaud.conf", path,
+			PLATEAUD_CONFIG_MAX);
+		r = -EFBIG;
+	} else {
+		text[len] = '\0';
+		r = config_parse(m, text, path, set);
 	}
-	fclose(f);
-	return 0;
+	close(fd);
+	free(text);
+	return r;
 }
 
 /*
@@ -274,31 +313,30 @@ static int instance_lock(const char *db)
 	int fd, n;
 
 	if (strlen(db) >= PATH_MAX) {
-		log_msg(3, "%.200s...: database path too long", db);
+		log_msg(LOG_ERR, "%.200s...: database path too long", db);
 		return -ENAMETOOLONG;
 	}
 	snprintf(path, sizeof(path), "%.*s.lock", PATH_MAX - 1, db);
 	if (mkdir_parent(path, 0750) < 0)
-		log_msg(4, "%s: cannot create its directory, ignoring", path);
+		log_msg(LOG_WARNING, "%s: cannot create its directory, ignoring", path);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
-	if (fd < 0) {
-		log_msg(3, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
+	if (fd < 0)
+		return log_errno(LOG_ERR, -errno, "%s", path);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		int e = errno;
 
 		n = (int)pread(fd, pid, sizeof(pid) - 1, 0);
 		pid[n > 0 ? n : 0] = '\0';
 		pid[strcspn(pid, "\n")] = '\0';
-		log_msg(3, "another plateaud (pid %s) already runs on %s; refusing to start a second",
+		log_msg(LOG_ERR,
+			"another plateaud (pid %s) already runs on %s; refusing to start a second",
 			*pid ? pid : "?", db);
 		close(fd);
 		return e == EWOULDBLOCK ? -EBUSY : -e;
 	}
 	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
-		log_msg(4, "%s: cannot write the pid, ignoring", path);
+		log_msg(LOG_WARNING, "%s: cannot write the pid, ignoring", path);
 	/* held until exit: the descriptor stays open on purpose */
 	return 0;
 }
@@ -310,7 +348,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	(void)s;
 	if (m->stopping)
 		return 0;
-	log_msg(5, "%s: pausing %s; unfinished runs resume at the next start",
+	log_msg(LOG_NOTICE, "%s: pausing %s; unfinished runs resume at the next start",
 		strsignal((int)si->ssi_signo), m->runs ? "the runs" : "nothing");
 	m->stopping = true;
 	(void)sd_notify(0, "STOPPING=1\nSTATUS=pausing runs");
@@ -350,7 +388,7 @@ int main(int argc, char **argv)
 	};
 	static struct manager mgr;
 	struct manager *m = &mgr;
-	const char *config = PLATEAUD_DEFAULT_CONFIG;
+	const char *config = PLATEAU_DEFAULT_CONFIG;
 	bool config_given = false, set[5] = { 0 };
 	char err[1024];
 	sigset_t mask;
@@ -360,8 +398,8 @@ int main(int argc, char **argv)
 
 	js = getenv("JOURNAL_STREAM");
 	log_to_journal = js && *js;
-	snprintf(m->db_path, sizeof(m->db_path), "%s", PLATEAUD_DEFAULT_DB);
-	snprintf(m->socket_path, sizeof(m->socket_path), "%s", PLATEAUD_DEFAULT_SOCKET);
+	snprintf(m->db_path, sizeof(m->db_path), "%s", PLATEAU_DEFAULT_DB);
+	snprintf(m->socket_path, sizeof(m->socket_path), "%s", PLATEAU_DEFAULT_SOCKET);
 	m->hook_timeout_ns = PLATEAUD_HOOK_TIMEOUT_NS;
 	m->listen_fd = -1;
 	m->wake_fd = -1;
@@ -417,7 +455,7 @@ int main(int argc, char **argv)
 	if (config_load(m, config, config_given, set))
 		return 2;
 	if (m->hook[0] && m->hook[0] != '/') {
-		log_msg(3, "hook '%s': expected an absolute path", m->hook);
+		log_msg(LOG_ERR, "hook '%s': expected an absolute path", m->hook);
 		return 2;
 	}
 	events_hooks_check(m);
@@ -426,7 +464,6 @@ int main(int argc, char **argv)
 		m->group_gid = gr->gr_gid;
 		m->have_group = true;
 	}
-	m->started_ns = now_ns();
 	pthread_mutex_init(&m->hook_lock, NULL);
 	pthread_mutex_init(&m->runs_lock, NULL);
 	pthread_mutex_init(&m->prom_lock, NULL);
@@ -444,29 +481,29 @@ int main(int argc, char **argv)
 		return 1;
 	r = sd_event_default(&m->event);
 	if (r < 0) {
-		log_msg(3, "cannot create the event loop: %s", strerror(-r));
+		log_errno(LOG_ERR, r, "cannot create the event loop");
 		return 1;
 	}
 	if (mkdir_parent(m->db_path, 0750) < 0)
-		log_msg(4, "%s: cannot create its directory, ignoring", m->db_path);
+		log_msg(LOG_WARNING, "%s: cannot create its directory, ignoring", m->db_path);
 	/* the socket first: a daemon that must not start creates nothing */
 	if (control_listen(m) < 0)
 		return 1;
 	r = store_open(m->db_path, STORE_CREATE, &m->store, err, sizeof(err));
 	if (r) {
-		log_msg(3, "%s", err);
+		log_msg(LOG_ERR, "%s", err);
 		if (!m->socket_activated)
 			(void)unlink(m->socket_path);
 		return 1;
 	}
 	m->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (m->wake_fd < 0) {
-		log_msg(3, "eventfd: %s", strerror(errno));
+		log_errno(LOG_ERR, -errno, "eventfd");
 		return 1;
 	}
 	if ((r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m)) < 0 ||
 	    (r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m)) < 0) {
-		log_msg(3, "cannot watch signals: %s", strerror(-r));
+		log_errno(LOG_ERR, r, "cannot watch signals");
 		return 1;
 	}
 	(void)sd_event_set_watchdog(m->event, true);
@@ -474,11 +511,11 @@ int main(int argc, char **argv)
 		return 1;
 	(void)sd_notifyf(0, "READY=1\nMAINPID=%lu", (unsigned long)getpid());
 	manager_notify_status(m);
-	log_msg(6, "plateaud %s ready: database %s, socket %s%s", PLATEAU_VERSION, m->db_path,
-		m->socket_path, m->socket_activated ? " (socket-activated)" : "");
+	log_msg(LOG_INFO, "plateaud %s ready: database %s, socket %s%s", PLATEAU_VERSION,
+		m->db_path, m->socket_path, m->socket_activated ? " (socket-activated)" : "");
 	r = sd_event_loop(m->event);
 	if (r < 0)
-		log_msg(3, "event loop failed: %s", strerror(-r));
+		log_errno(LOG_ERR, r, "event loop failed");
 	events_drop_hooks(m);
 	m->exit_timer = sd_event_source_unref(m->exit_timer);
 	if (!m->socket_activated && m->listen_fd >= 0) {
@@ -491,6 +528,6 @@ int main(int argc, char **argv)
 	}
 	store_close(m->store);
 	sd_event_unref(m->event);
-	log_msg(6, "plateaud stopped");
+	log_msg(LOG_INFO, "plateaud stopped");
 	return r < 0 ? 1 : 0;
 }

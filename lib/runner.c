@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "clock.h"
 #include "engine.h"
 #include "erase.h"
 #include "guard.h"
@@ -31,7 +32,11 @@ struct runner {
 	void *ctx;
 
 	struct store_run run;
-	struct plan plan;
+	struct plan own_plan;	 /* the stored plan, parsed by runner_load() */
+	const struct plan *plan; /* &own_plan, or runner_set_plan()'s */
+	bool loaded;		 /* runner_load() ran: load_ret, have_run */
+	bool have_run;		 /* r->run was read */
+	int load_ret;
 	struct store_phase *phases;
 	size_t nphases;
 	struct store_phase *cur; /* phase running */
@@ -77,12 +82,41 @@ enum {
 	RUNNER_CANCEL = 2,
 };
 
-static int64_t runner_now_ns(void)
-{
-	struct timespec ts;
+/* Every event kind: its fixed MESSAGE_ID (plateaud(8)) and priority. */
+static const struct runner_event_kind runner_event_kinds[] = {
+	{RUNNER_EV_CREATED, "d6c9341cef9a46d8bf09fb8750fb2199", RUNNER_PRIO_NOTICE},
+	{RUNNER_EV_STARTED, "c9a455dd112f47d2ace783c753d58a2d", RUNNER_PRIO_NOTICE},
+	{RUNNER_EV_RESUMED, "b636964931cc4b25b9f73a8b1d93e6e2", RUNNER_PRIO_NOTICE},
+	{RUNNER_EV_PAUSED, "5a7e0c7de2284b6b8c8450c72cdc581f", RUNNER_PRIO_NOTICE},
+	{RUNNER_EV_DONE, "37261e4039764541ba9b17f7e621b27d", RUNNER_PRIO_NOTICE},
+	{RUNNER_EV_FAILED, "60615e27d6c94a3d84a1b130e02b1854", RUNNER_PRIO_ERR},
+	{RUNNER_EV_STOPPED, "8247a8c2e4cf4331abd53246266eaef5", RUNNER_PRIO_NOTICE},
+	{RUNNER_EV_PHASE_STARTED, "1f4ecabd52c142198773131a361d9e40", RUNNER_PRIO_INFO},
+	{RUNNER_EV_PHASE_ENDED, "f05fd554c59c43dca67926eb732fea2e", RUNNER_PRIO_INFO},
+	{RUNNER_EV_GAP, "5098ec7307594a179afba4e89a89ddfe", RUNNER_PRIO_NOTICE},
+	{RUNNER_EV_ERASE_PROGRESS, "33df96b2f29a44759e67f6453aaa3eaf", RUNNER_PRIO_INFO},
+	{RUNNER_EV_ERASE_VERIFY, "a1536b0033ca4817b370d35a8550214a", RUNNER_PRIO_INFO},
+	{RUNNER_EV_STEADY_REACHED, "d6d0170943534bc5a6e3fdaa9aa23f20", RUNNER_PRIO_NOTICE},
+	{RUNNER_EV_STEADY_LOST, "be55c4fb7c02437f9e6640aa1a8520cc", RUNNER_PRIO_WARNING},
+	{RUNNER_EV_STEADY_NOT_REACHED, "a70b202910f0446faf4ecea693cca65a", RUNNER_PRIO_WARNING},
+	{RUNNER_EV_POINT, "f7e3fb31d6ed4f43af35f7103bddb40c", RUNNER_PRIO_INFO},
+	{RUNNER_EV_STORE_SHARES_DISK, "fa9d5181473047e7aa5cecf31d9e8b19", RUNNER_PRIO_WARNING},
+	{RUNNER_EV_POINT_ABORTED, "709c20920b55474fbbfc3d5a416f986b", RUNNER_PRIO_NOTICE},
+};
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+const struct runner_event_kind *runner_event_kind(const char *kind)
+{
+	for (size_t i = 0; i < sizeof(runner_event_kinds) / sizeof(runner_event_kinds[0]); i++)
+		if (!strcmp(runner_event_kinds[i].kind, kind))
+			return &runner_event_kinds[i];
+	return NULL;
+}
+
+static int runner_prio(const char *kind)
+{
+	const struct runner_event_kind *k = runner_event_kind(kind);
+
+	return k ? (int)k->priority : RUNNER_PRIO_INFO;
 }
 
 static int runner_fail(struct runner *r, int ret, const char *fmt, ...)
@@ -134,38 +168,62 @@ static void runner_announce(struct runner *r, int64_t id, int prio, const char *
 	ev.message = msg;
 	ev.data = data;
 	ev.priority = prio;
-	ev.device = r->plan.device;
+	ev.device = r->plan->device;
 	ev.serial = r->run.drive.serial;
 	if (r->ops && r->ops->event)
 		r->ops->event(r->ctx, &ev);
 }
 
-/* Store an event and hand it to the caller. */
-static void runner_event(struct runner *r, int prio, const char *kind, const char *data,
-			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Store an event and hand it to the caller, at @prio. */
+static void runner_eventv(struct runner *r, int prio, const char *kind, const char *data,
+			  const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
-static void runner_event(struct runner *r, int prio, const char *kind, const char *data,
-			 const char *fmt, ...)
+static void runner_eventv(struct runner *r, int prio, const char *kind, const char *data,
+			  const char *fmt, va_list ap)
 {
 	char msg[1024];
 	int64_t id;
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	/* an event that cannot be stored still reaches the journal */
 	(void)runner_store_event(r, kind, data, msg, &id);
 	runner_announce(r, id, prio, kind, data, msg);
 }
 
+/* An event at its kind's priority. */
+static void runner_event(struct runner *r, const char *kind, const char *data, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void runner_event(struct runner *r, const char *kind, const char *data, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	runner_eventv(r, runner_prio(kind), kind, data, fmt, ap);
+	va_end(ap);
+}
+
+/* An event at another priority than its kind's (a failed verification). */
+static void runner_event_at(struct runner *r, int prio, const char *kind, const char *data,
+			    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void runner_event_at(struct runner *r, int prio, const char *kind, const char *data,
+			    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	runner_eventv(r, prio, kind, data, fmt, ap);
+	va_end(ap);
+}
+
 /* An event about the sample runner_commit_sample() commits next: stored in
  * the same transaction, so a crash never leaves one without the other. */
-static int runner_event_pending(struct runner *r, int prio, const char *kind, char *data,
-				const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int runner_event_pending(struct runner *r, const char *kind, char *data, const char *fmt,
+				...) __attribute__((format(printf, 4, 5)));
 
-static int runner_event_pending(struct runner *r, int prio, const char *kind, char *data,
-				const char *fmt, ...)
+static int runner_event_pending(struct runner *r, const char *kind, char *data, const char *fmt,
+				...)
 {
 	struct runner_pending *pe;
 	va_list ap;
@@ -175,7 +233,7 @@ static int runner_event_pending(struct runner *r, int prio, const char *kind, ch
 		return -ENOBUFS;
 	}
 	pe = &r->pending[r->npending++];
-	pe->prio = prio;
+	pe->prio = runner_prio(kind);
 	pe->kind = kind;
 	pe->data = data; /* owned */
 	va_start(ap, fmt);
@@ -200,7 +258,7 @@ static void runner_status(struct runner *r, const struct sample *smp, double pro
 	st.run_id = r->run_id;
 	st.run_name = r->run.name;
 	st.run_state = r->run_state;
-	st.device = r->plan.device;
+	st.device = r->plan->device;
 	st.serial = r->run.drive.serial;
 	st.phase_seq = r->cur ? r->cur->seq : 0;
 	st.phase_kind = r->cur ? r->cur->kind : NULL;
@@ -265,15 +323,15 @@ void runner_cmdline(pid_t pid, char *buf, size_t len)
 			buf[i] = ' ';
 }
 
-int runner_create_run(struct store *s, const char *plan_text, const char *plan_file,
+int runner_create_run(struct store *s, const struct plan *p, const char *plan_text,
 		      const struct target_identity *id, const char *host,
-		      const struct runner_requester *who, int64_t *run_id, char *err,
-		      size_t errlen)
+		      const struct runner_requester *who, int64_t *run_id,
+		      struct runner_created *created, char *err, size_t errlen)
 {
 	struct store_drive d = { 0 };
+	struct store_event ev = {.kind = RUNNER_EV_CREATED};
 	struct store_run run;
-	struct plan plan;
-	char by[384] = "", data[768];
+	char by[384] = "", data[768] = "", msg[1024];
 	int ret;
 
 	store_run_init(&run);
@@ -295,14 +353,8 @@ int runner_create_run(struct store *s, const char *plan_text, const char *plan_f
 								   JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);
 	}
-
-	ret = plan_parse(plan_text, plan_file, &plan, err, errlen);
-	if (ret) {
-		plan_free(&plan);
-		return ret;
-	}
 	snprintf(d.kind, sizeof(d.kind), "%s", target_kind_name(id->kind));
-	snprintf(d.path, sizeof(d.path), "%s", plan.device);
+	snprintf(d.path, sizeof(d.path), "%s", p->device);
 	snprintf(d.model, sizeof(d.model), "%s", id->model);
 	snprintf(d.serial, sizeof(d.serial), "%s", id->serial);
 	snprintf(d.firmware, sizeof(d.firmware), "%s", id->firmware);
@@ -311,27 +363,29 @@ int runner_create_run(struct store *s, const char *plan_text, const char *plan_f
 	snprintf(d.wwn, sizeof(d.wwn), "%s", id->wwn);
 	d.capacity_bytes = id->capacity_bytes;
 	d.lba_bytes = id->lba_bytes ? id->lba_bytes : 512;
+	snprintf(msg, sizeof(msg), "'%s' created: %zu phase%s on %s (%s %s)%s", p->name, p->nphases,
+		 p->nphases == 1 ? "" : "s", p->device, d.model, d.serial, by);
 
 	if ((ret = store_begin(s)))
 		goto fail;
 	if ((ret = store_drive_upsert(s, &d)))
 		goto rollback;
 	run.drive_id = d.id;
-	snprintf(run.name, sizeof(run.name), "%s", plan.name);
+	snprintf(run.name, sizeof(run.name), "%s", p->name);
 	run.plan = (char *)(uintptr_t)plan_text;
 	snprintf(run.state, sizeof(run.state), "queued");
 	snprintf(run.host, sizeof(run.host), "%s", host ? host : "");
 	snprintf(run.version, sizeof(run.version), "%s", PLATEAU_VERSION);
 	if ((ret = store_run_insert(s, &run)))
 		goto rollback;
-	for (size_t i = 0; i < plan.nphases; i++) {
-		const struct plan_phase *pp = &plan.phases[i];
+	for (size_t i = 0; i < p->nphases; i++) {
+		const struct plan_phase *pp = &p->phases[i];
 		struct store_phase ph = { .run_id = run.id, .seq = (int)i + 1, .steady = -1 };
 
 		snprintf(ph.kind, sizeof(ph.kind), "%s", plan_kind_name(pp->kind));
 		snprintf(ph.name, sizeof(ph.name), "%s", pp->name);
 		snprintf(ph.state, sizeof(ph.state), "pending");
-		ph.params = plan_phase_json(&plan, pp);
+		ph.params = plan_phase_json(p, pp);
 		if (!ph.params) {
 			ret = -ENOMEM;
 			goto rollback;
@@ -341,31 +395,37 @@ int runner_create_run(struct store *s, const char *plan_text, const char *plan_f
 		if (ret)
 			goto rollback;
 	}
-	{
-		struct store_event ev = { .run_id = run.id, .kind = RUNNER_EV_CREATED };
-		char msg[1024];
-
-		snprintf(msg, sizeof(msg), "'%s' created: %zu phase%s on %s (%s %s)%s", run.name,
-			 plan.nphases, plan.nphases == 1 ? "" : "s", plan.device, d.model, d.serial,
-			 by);
-		ev.message = msg;
-		ev.data = who ? data : NULL;
-		if ((ret = store_event_insert(s, &ev)))
-			goto rollback;
-	}
+	ev.run_id = run.id;
+	ev.message = msg;
+	ev.data = who ? data : NULL;
+	if ((ret = store_event_insert(s, &ev)))
+		goto rollback;
 	if ((ret = store_commit(s)))
 		goto rollback;
-	plan_free(&plan);
 	*run_id = run.id;
+	if (created) {
+		/* the event as stored, for the caller to announce */
+		memset(created, 0, sizeof(*created));
+		snprintf(created->message, sizeof(created->message), "%s", msg);
+		snprintf(created->data, sizeof(created->data), "%s", data);
+		snprintf(created->device, sizeof(created->device), "%s", p->device);
+		snprintf(created->serial, sizeof(created->serial), "%s", d.serial);
+		created->ev.id = ev.id;
+		created->ev.run_id = run.id;
+		created->ev.kind = RUNNER_EV_CREATED;
+		created->ev.message = created->message;
+		created->ev.data = who ? created->data : NULL;
+		created->ev.priority = runner_prio(RUNNER_EV_CREATED);
+		created->ev.device = created->device;
+		created->ev.serial = created->serial;
+	}
 	return 0;
 rollback:
 	snprintf(err, errlen, "%s", store_errmsg(s));
 	(void)store_rollback(s);
-	plan_free(&plan);
 	return ret;
 fail:
 	snprintf(err, errlen, "%s", store_errmsg(s));
-	plan_free(&plan);
 	return ret;
 }
 
@@ -382,6 +442,7 @@ int runner_new(struct store *s, int64_t run_id, const struct runner_ops *ops, vo
 	r->run_id = run_id;
 	r->ops = ops;
 	r->ctx = ctx;
+	r->plan = &r->own_plan;
 	pthread_mutex_init(&r->lock, NULL);
 	*ret = r;
 	return 0;
@@ -395,7 +456,7 @@ void runner_free(struct runner *r)
 		free(r->series[i]);
 	store_phases_free(r->phases, r->nphases);
 	store_run_clear(&r->run);
-	plan_free(&r->plan);
+	plan_free(&r->own_plan);
 	if (r->have_guard)
 		guard_close(&r->guard);
 	pthread_mutex_destroy(&r->lock);
@@ -448,6 +509,16 @@ void runner_set_files(struct runner *r, const struct guard_files *files)
 	r->files = files;
 }
 
+void runner_set_plan(struct runner *r, const struct plan *p)
+{
+	r->plan = p;
+}
+
+const struct plan *runner_plan(const struct runner *r)
+{
+	return r->plan;
+}
+
 int runner_guard_open(const struct plan *p, unsigned int extra_flags, int64_t run_id,
 		      const struct guard_files *files, struct guard *g)
 {
@@ -476,7 +547,7 @@ static int runner_open_guard(struct runner *r)
 	/* after a crash the dead process's io_uring may hold the device's
 	 * exclusive claim for some milliseconds: a short, bounded retry */
 	for (int tries = 0;; tries++) {
-		ret = runner_guard_open(&r->plan, 0, r->run_id, r->files, &r->guard);
+		ret = runner_guard_open(r->plan, 0, r->run_id, r->files, &r->guard);
 		if (ret != -EBUSY || tries >= 30 || runner_stopped(r))
 			break;
 		guard_close(&r->guard);
@@ -499,7 +570,7 @@ static int runner_check_target(struct runner *r, bool writes, bool whole_ctrl)
 
 	if (!writes)
 		return 0;
-	ret = guard_recheck(&r->guard, r->plan.ident, whole_ctrl);
+	ret = guard_recheck(&r->guard, r->plan->ident, whole_ctrl);
 	if (ret)
 		return runner_fail(r, ret, "%s", guard_refusal(&r->guard, msg, sizeof(msg)));
 	return 0;
@@ -510,7 +581,7 @@ static int runner_check_target(struct runner *r, bool writes, bool whole_ctrl)
 static void runner_erase_progress(const struct erase_progress *p, void *userdata)
 {
 	struct runner *r = userdata;
-	int64_t now = runner_now_ns();
+	int64_t now = clock_wall_ns();
 
 	runner_status(r, NULL, p->fraction);
 	/* progress events: at most every 5 % or 5 minutes, so an overnight
@@ -528,10 +599,9 @@ static void runner_erase_progress(const struct erase_progress *p, void *userdata
 			 erase_method_name(p->method), p->fraction,
 			 p->estimate_s == UINT32_MAX ? -1LL : (long long)p->estimate_s,
 			 (double)p->elapsed_ns / 1e9, p->resumed ? "true" : "false");
-		runner_event(r, RUNNER_PRIO_INFO, RUNNER_EV_ERASE_PROGRESS, data,
-			     "%s%s: %.1f%% (%s)", erase_method_name(p->method),
-			     p->resumed ? " (resumed)" : "", p->fraction < 0 ? 0 : 100.0 * p->fraction,
-			     est);
+		runner_event(r, RUNNER_EV_ERASE_PROGRESS, data, "%s%s: %.1f%% (%s)",
+			     erase_method_name(p->method), p->resumed ? " (resumed)" : "",
+			     p->fraction < 0 ? 0 : 100.0 * p->fraction, est);
 		r->last_progress_event = p->fraction;
 		r->last_progress_ns = now;
 	}
@@ -591,10 +661,10 @@ static int runner_erase(struct runner *r, struct store_phase *p, const struct pl
 {
 	struct erase_opts o = {
 		.method = pp->erase_method,
-		.want = r->plan.ident,
+		.want = r->plan->ident,
 		.deadline_ns = pp->deadline_ns,
 		.no_verify = !pp->verify,
-		.verify_seed = r->plan.seed ? r->plan.seed : (uint64_t)r->run_id,
+		.verify_seed = r->plan->seed ? r->plan->seed : (uint64_t)r->run_id,
 		.progress = runner_erase_progress,
 		.should_stop = runner_erase_should_stop,
 		.userdata = r,
@@ -604,12 +674,12 @@ static int runner_erase(struct runner *r, struct store_phase *p, const struct pl
 	char *json;
 
 	r->last_progress_event = -1;
-	r->last_progress_ns = runner_now_ns();
+	r->last_progress_ns = clock_wall_ns();
 	if (resuming && r->guard.id.kind == TARGET_NVME) {
 		/* an NVMe sanitize survives our crash: follow it, never restart it */
 		ret = erase_resume(r->guard.fd, &r->guard.id, &o, &rec);
 		if (!ret)
-			runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_RESUMED, NULL,
+			runner_event(r, RUNNER_EV_RESUMED, NULL,
 				     "a sanitize found in progress after the restart completed");
 	}
 	if (ret == -ENOENT) {
@@ -632,13 +702,13 @@ static int runner_erase(struct runner *r, struct store_phase *p, const struct pl
 	if (ret)
 		return runner_fail(r, ret, "erase: %s", *rec.msg ? rec.msg : strerror(-ret));
 	if (rec.verify.done)
-		runner_event(r, rec.verify.passed ? RUNNER_PRIO_INFO : RUNNER_PRIO_WARNING,
-			     RUNNER_EV_ERASE_VERIFY, NULL,
-			     "erase by %s: %u of %u sampled ranges read as 0x%02x%s",
-			     erase_method_name(rec.ran),
-			     rec.verify.expect ? rec.verify.ranges_ones : rec.verify.ranges_zero,
-			     rec.verify.ranges, rec.verify.expect,
-			     rec.verify.passed ? "" : ": the drive does NOT read back erased");
+		runner_event_at(r, rec.verify.passed ? RUNNER_PRIO_INFO : RUNNER_PRIO_WARNING,
+				RUNNER_EV_ERASE_VERIFY, NULL,
+				"erase by %s: %u of %u sampled ranges read as 0x%02x%s",
+				erase_method_name(rec.ran),
+				rec.verify.expect ? rec.verify.ranges_ones : rec.verify.ranges_zero,
+				rec.verify.ranges, rec.verify.expect,
+				rec.verify.passed ? "" : ": the drive does NOT read back erased");
 	return 0;
 }
 
@@ -646,16 +716,16 @@ static int runner_erase(struct runner *r, struct store_phase *p, const struct pl
 
 static void runner_footprint(struct runner *r, struct engine_job *job)
 {
-	job->path = r->plan.device;
+	job->path = r->plan->device;
 	job->use_fd = true;
 	job->fd = r->guard.fd;
-	job->offset_bytes = r->plan.offset_bytes;
-	job->size_bytes = r->plan.footprint_bytes;
-	job->interval_ns = r->plan.interval_ns;
-	job->io_timeout_ns = r->plan.io_timeout_ns;
+	job->offset_bytes = r->plan->offset_bytes;
+	job->size_bytes = r->plan->footprint_bytes;
+	job->interval_ns = r->plan->interval_ns;
+	job->io_timeout_ns = r->plan->io_timeout_ns;
 	/* the ring setup the benchmark measures (engine.h), not a bare ring */
 	job->ring_flags = ENGINE_RING_FLAGS_AUTO;
-	job->seed = (r->plan.seed ? r->plan.seed : 0x9E3779B97F4A7C15ULL * (uint64_t)r->run_id) ^
+	job->seed = (r->plan->seed ? r->plan->seed : 0x9E3779B97F4A7C15ULL * (uint64_t)r->run_id) ^
 		    (uint64_t)r->cur->seq;
 }
 
@@ -666,13 +736,13 @@ static int runner_resolve_footprint(struct runner *r, struct engine_job *job)
 	char err[256];
 	int ret;
 
-	if (r->plan.footprint_pct <= 0)
+	if (r->plan->footprint_pct <= 0)
 		return 0;
 	ret = engine_target_probe_fd(r->guard.fd, &t);
 	if (ret)
-		return runner_fail(r, ret, "%s: %s", r->plan.device, strerror(-ret));
-	ret = engine_footprint(t.size_bytes, t.lba_bytes, r->plan.offset_bytes, 0,
-			       r->plan.footprint_pct, &job->size_bytes, err, sizeof(err));
+		return runner_fail(r, ret, "%s: %s", r->plan->device, strerror(-ret));
+	ret = engine_footprint(t.size_bytes, t.lba_bytes, r->plan->offset_bytes, 0,
+			       r->plan->footprint_pct, &job->size_bytes, err, sizeof(err));
 	if (ret)
 		return runner_fail(r, ret, "footprint: %s", err);
 	return 0;
@@ -682,7 +752,7 @@ static bool runner_partial(const struct runner *r, const struct sample *s,
 			   const struct engine_progress *p)
 {
 	/* the last interval of a phase is a round only if (nearly) whole */
-	return p->final && (double)(s->end_ns - s->start_ns) < 0.9 * (double)r->plan.interval_ns;
+	return p->final && (double)(s->end_ns - s->start_ns) < 0.9 * (double)r->plan->interval_ns;
 }
 
 /*
@@ -808,8 +878,7 @@ static int runner_fill(struct runner *r, struct store_phase *p, const struct pla
 	r->cur_threads = pp->threads;
 	r->cur_iodepth = pp->iodepth;
 	if (p->progress_bytes)
-		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_RESUMED, NULL,
-			     "fill resumes at byte %llu of %llu",
+		runner_event(r, RUNNER_EV_RESUMED, NULL, "fill resumes at byte %llu of %llu",
 			     (unsigned long long)p->progress_bytes,
 			     (unsigned long long)p->total_bytes);
 	res = malloc(sizeof(*res));
@@ -918,25 +987,27 @@ static int runner_judge(struct runner *r, const struct plan_phase *pp, int64_t s
 			r->steady_reported = true;
 			if (live) {
 				ev = runner_evidence_json(r, pp, &all, seq);
-				runner_event_pending(r, RUNNER_PRIO_NOTICE, RUNNER_EV_STEADY_REACHED, ev,
-					     "steady state at round %zu (window %zu-%zu, average "
-					     "%.6g %s, data excursion %.6g <= %.6g, slope excursion "
-					     "%.6g <= %.6g)",
-					     all.steady_round, res[0].window_start, res[0].window_end,
-					     res[0].average,
-					     sample_metric_unit((enum sample_metric)pp->metrics[0]),
-					     res[0].data_excursion, res[0].data_limit,
-					     res[0].slope_excursion, res[0].slope_limit);
+				runner_event_pending(
+					r, RUNNER_EV_STEADY_REACHED, ev,
+					"steady state at round %zu (window %zu-%zu, average "
+					"%.6g %s, data excursion %.6g <= %.6g, slope excursion "
+					"%.6g <= %.6g)",
+					all.steady_round, res[0].window_start, res[0].window_end,
+					res[0].average,
+					sample_metric_unit((enum sample_metric)pp->metrics[0]),
+					res[0].data_excursion, res[0].data_limit,
+					res[0].slope_excursion, res[0].slope_limit);
 			}
 		}
 		if (all.lost && !r->lost_reported) {
 			r->lost_reported = true;
 			if (live) {
 				ev = runner_evidence_json(r, pp, &all, seq);
-				runner_event_pending(r, RUNNER_PRIO_WARNING, RUNNER_EV_STEADY_LOST, ev,
-					     "steady state lost at round %zu (steady since round "
-					     "%zu)",
-					     all.lost_round, all.steady_round);
+				runner_event_pending(
+					r, RUNNER_EV_STEADY_LOST, ev,
+					"steady state lost at round %zu (steady since round "
+					"%zu)",
+					all.lost_round, all.steady_round);
 			}
 		}
 		if (all.steady && !pp->continue_after_steady)
@@ -1050,8 +1121,8 @@ static int runner_precondition(struct runner *r, struct store_phase *p,
 		ret = runner_judge(r, pp, 0);
 		if (ret < 0)
 			return -EINVAL;
-		parse_fmt_duration(gap, sizeof(gap), (uint64_t)(runner_now_ns() - lc.last_end_ns));
-		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_GAP, NULL,
+		parse_fmt_duration(gap, sizeof(gap), (uint64_t)(clock_wall_ns() - lc.last_end_ns));
+		runner_event(r, RUNNER_EV_GAP, NULL,
 			     "precondition resumes after %zu rounds; a gap of %s without load "
 			     "precedes round %zu",
 			     r->rounds, gap, r->rounds + 1);
@@ -1087,8 +1158,8 @@ static int runner_precondition(struct runner *r, struct store_phase *p,
 	    !(pp->steady.max_rounds && r->rounds >= pp->steady.max_rounds))
 		return runner_stopped(r);
 	if (pp->steady_enabled && !r->evidence.steady)
-		runner_event(r, RUNNER_PRIO_WARNING, RUNNER_EV_STEADY_NOT_REACHED,
-			     r->cur->result, "not steady after %zu rounds (%s)", r->rounds,
+		runner_event(r, RUNNER_EV_STEADY_NOT_REACHED, r->cur->result,
+			     "not steady after %zu rounds (%s)", r->rounds,
 			     pp->steady.max_rounds && r->rounds >= pp->steady.max_rounds
 				     ? "max_rounds reached"
 				     : "max_duration reached");
@@ -1150,7 +1221,8 @@ static int runner_abort_point(struct runner *r, struct store_phase *p, int point
 		(void)store_rollback(r->s);
 		return runner_fail(r, ret, "%s", store_errmsg(r->s));
 	}
-	runner_announce(r, id, RUNNER_PRIO_NOTICE, RUNNER_EV_POINT_ABORTED, NULL, msg);
+	runner_announce(r, id, runner_prio(RUNNER_EV_POINT_ABORTED), RUNNER_EV_POINT_ABORTED, NULL,
+			msg);
 	return 0;
 }
 
@@ -1237,7 +1309,7 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 			break;
 		}
 		runner_status(r, NULL, -1.0);
-		runner_announce(r, evid, RUNNER_PRIO_INFO, RUNNER_EV_POINT, NULL, msg);
+		runner_announce(r, evid, runner_prio(RUNNER_EV_POINT), RUNNER_EV_POINT, NULL, msg);
 	}
 	free(res);
 	return ret;
@@ -1287,11 +1359,11 @@ static int runner_phase(struct runner *r, struct store_phase *p, const struct pl
 		return ret;
 	snprintf(p->state, sizeof(p->state), "running");
 	if (!p->started_ns)
-		p->started_ns = runner_now_ns();
+		p->started_ns = clock_wall_ns();
 	if ((ret = runner_save_phase(r, p)))
 		return ret;
-	runner_event(r, RUNNER_PRIO_INFO, RUNNER_EV_PHASE_STARTED, p->params,
-		     "phase %d %s %s %s", p->seq, p->kind, p->name, resuming ? "resumed" : "started");
+	runner_event(r, RUNNER_EV_PHASE_STARTED, p->params, "phase %d %s %s %s", p->seq, p->kind,
+		     p->name, resuming ? "resumed" : "started");
 	runner_status(r, NULL, -1.0);
 	switch (pp->kind) {
 	case PLAN_ERASE:
@@ -1313,7 +1385,7 @@ static int runner_phase(struct runner *r, struct store_phase *p, const struct pl
 static void runner_end_phase(struct runner *r, struct store_phase *p, const char *state)
 {
 	snprintf(p->state, sizeof(p->state), "%s", state);
-	p->ended_ns = runner_now_ns();
+	p->ended_ns = clock_wall_ns();
 	(void)runner_save_phase(r, p);
 }
 
@@ -1347,7 +1419,7 @@ static int runner_store_end(struct runner *r, struct store_phase *p, const char 
  */
 #define RUNNER_END_RETRY_NS (2LL * 1000000000LL)
 static void runner_record_end(struct runner *r, struct store_phase *p, const char *state,
-			      const char *error, int prio, const char *kind, const char *msg)
+			      const char *error, const char *kind, const char *msg)
 {
 	char why[2560];
 	int64_t id = 0;
@@ -1356,15 +1428,15 @@ static void runner_record_end(struct runner *r, struct store_phase *p, const cha
 
 	if (p) {
 		snprintf(p->state, sizeof(p->state), "%s", state);
-		p->ended_ns = runner_now_ns();
+		p->ended_ns = clock_wall_ns();
 	}
 	if (!(ret = runner_store_end(r, p, state, error, kind, msg, &id))) {
-		runner_announce(r, id, prio, kind, NULL, msg);
+		runner_announce(r, id, runner_prio(kind), kind, NULL, msg);
 		return;
 	}
 	snprintf(why, sizeof(why), "%s; the database cannot record it yet (%s): retrying",
 		 msg, store_errmsg(r->s));
-	runner_announce(r, 0, prio, kind, NULL, why);
+	runner_announce(r, 0, runner_prio(kind), kind, NULL, why);
 	while (atomic_load(&r->nstops) == stops) {
 		nanosleep(&(struct timespec){ .tv_sec = RUNNER_END_RETRY_NS / 1000000000LL }, NULL);
 		if (!runner_store_end(r, p, state, error, kind, msg, &id))
@@ -1388,11 +1460,45 @@ static void runner_check_store_disk(struct runner *r)
 	if (stat(store_path(r->s), &st) < 0)
 		return;
 	if (target_shares_disk(&r->guard.id, st.st_dev, why, sizeof(why)) == 1)
-		runner_event(r, RUNNER_PRIO_WARNING, RUNNER_EV_STORE_SHARES_DISK, NULL,
+		runner_event(r, RUNNER_EV_STORE_SHARES_DISK, NULL,
 			     "%s: each sample's commit flushes the database's journal to the "
 			     "drive under test and slows it; put the database on another disk "
 			     "(plateau(1), NOTES)",
 			     why);
+}
+
+int runner_load(struct runner *r)
+{
+	char err[2048] = "", name[48];
+	int ret;
+
+	if (r->loaded)
+		return r->load_ret;
+	r->loaded = true;
+	ret = store_run_get(r->s, r->run_id, &r->run);
+	if (ret)
+		return r->load_ret = runner_fail(r, ret, "%s", store_errmsg(r->s));
+	r->have_run = true;
+	r->run_state = r->run.state;
+	if (!store_run_state_active(r->run.state))
+		return 0;
+	if (r->plan == &r->own_plan) {
+		snprintf(name, sizeof(name), "run %lld plan", (long long)r->run_id);
+		ret = plan_parse(r->run.plan, name, &r->own_plan, err, sizeof(err));
+	}
+	if (!ret)
+		ret = store_phases_list(r->s, r->run_id, &r->phases, &r->nphases);
+	if (!ret && r->nphases != r->plan->nphases)
+		ret = -EBADMSG;
+	for (size_t i = 0; !ret && i < r->nphases; i++)
+		if (strcmp(r->phases[i].kind, plan_kind_name(r->plan->phases[i].kind)))
+			ret = -EBADMSG;
+	if (ret == -EBADMSG || ret == -EINVAL)
+		runner_fail(r, ret, "the stored plan and phases of run %lld disagree: %s",
+			    (long long)r->run_id, ret == -EINVAL ? err : "phase list");
+	else if (ret)
+		runner_fail(r, ret, "%s", store_errmsg(r->s));
+	return r->load_ret = ret;
 }
 
 int runner_run(struct runner *r)
@@ -1401,40 +1507,18 @@ int runner_run(struct runner *r)
 	char err[2048];
 	int ret;
 
-	*r->err = '\0';
-	ret = store_run_get(r->s, r->run_id, &r->run);
-	if (ret)
-		return runner_fail(r, ret, "%s", store_errmsg(r->s));
-	r->run_state = r->run.state;
+	ret = runner_load(r);
+	if (ret && !r->have_run)
+		return ret;
 	if (!store_run_state_active(r->run.state))
 		return 0;
-	{
-		char name[48];
-
-		snprintf(name, sizeof(name), "run %lld plan", (long long)r->run_id);
-		ret = plan_parse(r->run.plan, name, &r->plan, err, sizeof(err));
-	}
-	if (!ret)
-		ret = store_phases_list(r->s, r->run_id, &r->phases, &r->nphases);
-	if (!ret && r->nphases != r->plan.nphases)
-		ret = -EBADMSG;
-	for (size_t i = 0; !ret && i < r->nphases; i++)
-		if (strcmp(r->phases[i].kind, plan_kind_name(r->plan.phases[i].kind)))
-			ret = -EBADMSG;
-	if (ret) {
-		if (ret == -EBADMSG || ret == -EINVAL)
-			runner_fail(r, ret, "the stored plan and phases of run %lld disagree: %s",
-				    (long long)r->run_id, ret == -EINVAL ? err : "phase list");
-		else
-			runner_fail(r, ret, "%s", store_errmsg(r->s));
+	if (ret)
 		goto failed;
-	}
 	if (r->run.started_ns)
-		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_RESUMED, NULL, "resumed in state %s",
-			     r->run.state);
+		runner_event(r, RUNNER_EV_RESUMED, NULL, "resumed in state %s", r->run.state);
 	else
-		runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_STARTED, NULL, "'%s' started on %s",
-			     r->run.name, r->plan.device);
+		runner_event(r, RUNNER_EV_STARTED, NULL, "'%s' started on %s", r->run.name,
+			     r->plan->device);
 	/* the gate, before anything is written (a resume opens its own) */
 	if ((ret = runner_open_guard(r)))
 		goto failed;
@@ -1446,12 +1530,13 @@ int runner_run(struct runner *r)
 
 		if (!strcmp(p->state, "done") || !strcmp(p->state, "skipped"))
 			continue;
-		ret = runner_phase(r, p, &r->plan.phases[i]);
+		ret = runner_phase(r, p, &r->plan->phases[i]);
 		if (ret == -EINTR) {
 			(void)runner_save_phase(r, p);
-			runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_PAUSED, NULL,
-				     "paused in phase %d (%s); it resumes when plateaud starts again",
-				     p->seq, p->kind);
+			runner_event(
+				r, RUNNER_EV_PAUSED, NULL,
+				"paused in phase %d (%s); it resumes when plateaud starts again",
+				p->seq, p->kind);
 			r->cur = NULL;
 			return -EINTR;
 		}
@@ -1460,8 +1545,8 @@ int runner_run(struct runner *r)
 
 			snprintf(msg, sizeof(msg), "stopped by request in phase %d (%s)", p->seq,
 				 p->kind);
-			runner_record_end(r, p, "stopped", "stopped by request", RUNNER_PRIO_NOTICE,
-					  RUNNER_EV_STOPPED, msg);
+			runner_record_end(r, p, "stopped", "stopped by request", RUNNER_EV_STOPPED,
+					  msg);
 			r->cur = NULL;
 			runner_fail(r, ret, "stopped by request");
 			return ret;
@@ -1473,14 +1558,14 @@ int runner_run(struct runner *r)
 			goto failed;
 		}
 		runner_end_phase(r, p, "done");
-		runner_event(r, RUNNER_PRIO_INFO, RUNNER_EV_PHASE_ENDED, p->result,
-			     "phase %d %s %s done", p->seq, p->kind, p->name);
+		runner_event(r, RUNNER_EV_PHASE_ENDED, p->result, "phase %d %s %s done", p->seq,
+			     p->kind, p->name);
 		r->cur = NULL;
 	}
 	r->cur = NULL;
 	if ((ret = runner_set_run_state(r, "done", NULL)))
 		return ret;
-	runner_event(r, RUNNER_PRIO_NOTICE, RUNNER_EV_DONE, NULL, "done");
+	runner_event(r, RUNNER_EV_DONE, NULL, "done");
 	return 0;
 failed:
 	snprintf(err, sizeof(err), "%s", r->err);
@@ -1489,8 +1574,7 @@ failed:
 
 		snprintf(msg, sizeof(msg), "failed: %s", err);
 		/* the run's error column keeps the reason without the prefix */
-		runner_record_end(r, failed_phase, "failed", err, RUNNER_PRIO_ERR,
-				  RUNNER_EV_FAILED, msg);
+		runner_record_end(r, failed_phase, "failed", err, RUNNER_EV_FAILED, msg);
 	}
 	snprintf(r->err, sizeof(r->err), "%s", err);
 	r->cur = NULL;

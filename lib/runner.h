@@ -31,11 +31,12 @@
  * on to its next phase: the sweep still measures, and `plateau show` says
  * the drive was not steady.
  *
- * Threads: runner_run() blocks and uses the store from its own thread;
- * runner_stop() may be called from any thread.
+ * Threads: runner_run() blocks and uses the store from its own thread
+ * (runner_load() before it, from any one thread, as long as runner_run()
+ * has not started); runner_stop() may be called from any thread.
  */
 
-/* Event kinds (the daemon maps each to a journal MESSAGE_ID). */
+/* Event kinds; runner_event_kind() says what each is (runner.c's table). */
 #define RUNNER_EV_CREATED "run-created"
 #define RUNNER_EV_STARTED "run-started"
 #define RUNNER_EV_RESUMED "run-resumed"
@@ -64,6 +65,22 @@ enum runner_prio {
 	RUNNER_PRIO_NOTICE = 5,
 	RUNNER_PRIO_INFO = 6,
 };
+
+/**
+ * struct runner_event_kind - one kind of run event
+ * @kind: its name, RUNNER_EV_*
+ * @message_id: its journal MESSAGE_ID (32 hex digits), documented in
+ *              plateaud(8): never change one
+ * @priority: its priority (erase-verify is a warning when it failed)
+ */
+struct runner_event_kind {
+	const char *kind;
+	const char *message_id;
+	enum runner_prio priority;
+};
+
+/* The kind called @kind, or NULL when there is none. */
+const struct runner_event_kind *runner_event_kind(const char *kind);
 
 struct runner_event {
 	int64_t id; /* events row */
@@ -124,31 +141,46 @@ struct runner_requester {
 /* The command line of process @pid, arguments joined by blanks ("" if gone). */
 void runner_cmdline(pid_t pid, char *buf, size_t len);
 
+struct plan;
+
+/*
+ * The run-created event runner_create_run() stored, for its caller to
+ * announce (plateaud: the journal and the hooks).  @ev points into the
+ * struct: use it in place, never a copy.
+ */
+struct runner_created {
+	struct runner_event ev;
+	char message[1024];
+	char data[768];
+	char device[256];
+	char serial[96];
+};
+
 /**
  * runner_create_run() - record a new run (queued) with its phases
  * @s: writable store
- * @plan_text: the plan as given (stored verbatim)
- * @plan_file: its name, for messages
+ * @p: the plan, parsed by the caller from @plan_text
+ * @plan_text: the plan as given (stored verbatim; a resume parses it)
  * @id: the drive's identity, read by the caller, who has checked that the
  *      plan names it
  * @host: host name for the record
  * @who: the requester (NULL: unknown)
  * @run_id: the new run's id
+ * @created: NULL, or where the stored run-created event is copied
  * @err: why not
  *
- * Return: 0, -EINVAL for a plan that does not parse, -errno from the store.
+ * Return: 0 or -errno from the store.
  */
-int runner_create_run(struct store *s, const char *plan_text, const char *plan_file,
+int runner_create_run(struct store *s, const struct plan *p, const char *plan_text,
 		      const struct target_identity *id, const char *host,
-		      const struct runner_requester *who, int64_t *run_id, char *err,
-		      size_t errlen);
+		      const struct runner_requester *who, int64_t *run_id,
+		      struct runner_created *created, char *err, size_t errlen);
 
 /* A runner for @run_id; @ops and @ctx may be NULL.  -ENOMEM only. */
 int runner_new(struct store *s, int64_t run_id, const struct runner_ops *ops, void *ctx,
 	       struct runner **ret);
 
 struct guard;
-struct plan;
 
 /**
  * runner_guard_open() - the safety gate for a plan (guard.h)
@@ -170,6 +202,32 @@ void runner_set_files(struct runner *r, const struct guard_files *files);
 
 /* Hand an open guard to the runner, which closes it; *@g owns nothing after. */
 void runner_adopt_guard(struct runner *r, struct guard *g);
+
+/*
+ * The plan of a run just created from it (runner_create_run()), so that
+ * the stored text is not parsed again; @p must outlive the runner.
+ * Default: runner_load() parses the stored plan (a resume).
+ */
+void runner_set_plan(struct runner *r, const struct plan *p);
+
+/**
+ * runner_load() - read the run, its plan and its phases
+ * @r: runner
+ *
+ * Done by runner_run() if not before; plateaud calls it on its loop thread
+ * before the run's thread starts, to learn the run's device and hook
+ * (runner_plan()).  The stored plan is parsed here, once, unless
+ * runner_set_plan() gave it.  Calling it again returns the first result.
+ *
+ * Return: 0 (also for a run that is over: runner_run() returns 0 for it),
+ * or -errno with runner_errmsg(): the run cannot be read, or its stored
+ * plan and phases disagree (runner_run() then records the run failed).
+ */
+int runner_load(struct runner *r);
+
+/* The run's plan (runner_set_plan() or the stored one); empty until
+ * runner_load() has parsed it, or when it could not. */
+const struct plan *runner_plan(const struct runner *r);
 
 /**
  * runner_run() - run (or resume) the run to its end

@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "paths.h"
 #include "store.h"
 
 /*
@@ -36,8 +37,9 @@ enum cli_format {
 	CLI_CSV,
 };
 
-#define CLI_DEFAULT_DB "/var/lib/plateau/plateau.db"
-#define CLI_DEFAULT_SOCKET "/run/plateau/control.sock"
+/* the CLI's names for the defaults of lib/paths.h */
+#define CLI_DEFAULT_DB PLATEAU_DEFAULT_DB
+#define CLI_DEFAULT_SOCKET PLATEAU_DEFAULT_SOCKET
 
 struct cli {
 	const char *db_path;     /* --db, $PLATEAU_DB, or the default */
