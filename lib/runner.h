@@ -157,6 +157,16 @@ struct runner_created {
 };
 
 /**
+ * runner_drive_of() - the drive record of an identity
+ * @id: the identity read through the target's descriptor
+ * @path: the path the plan names
+ * @d: result (zeroed first): kind, path, model, serial, firmware, EUI64,
+ *     NGUID, WWN, capacity and block size (512 when unknown), as a run
+ *     stores them and store_drive_json() shows them
+ */
+void runner_drive_of(const struct target_identity *id, const char *path, struct store_drive *d);
+
+/**
  * runner_create_run() - record a new run (queued) with its phases
  * @s: writable store
  * @p: the plan, parsed by the caller from @plan_text

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <json-c/json.h>
 #include <sqlite3.h>
 
 #include "clock.h"
@@ -486,6 +487,25 @@ static int store_drive_row(struct store *s, sqlite3_stmt *st, int c, struct stor
 	d->capacity_bytes = (uint64_t)cap;
 	d->lba_bytes = (uint32_t)lba;
 	return 0;
+}
+
+struct json_object *store_drive_json(const struct store_drive *d)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "kind", json_object_new_string(d->kind));
+	json_object_object_add(o, "device", json_object_new_string(d->path));
+	json_object_object_add(o, "model", json_object_new_string(d->model));
+	json_object_object_add(o, "serial", json_object_new_string(d->serial));
+	json_object_object_add(o, "firmware", json_object_new_string(d->firmware));
+	json_object_object_add(o, "eui64", json_object_new_string(d->eui64));
+	json_object_object_add(o, "nguid", json_object_new_string(d->nguid));
+	json_object_object_add(o, "wwn", json_object_new_string(d->wwn));
+	json_object_object_add(o, "capacity_bytes", json_object_new_int64((int64_t)d->capacity_bytes));
+	json_object_object_add(o, "lba_bytes", json_object_new_int64(d->lba_bytes));
+	return o;
 }
 
 int store_drive_upsert(struct store *s, struct store_drive *d)

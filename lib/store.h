@@ -152,6 +152,19 @@ struct store_drive {
 };
 
 /**
+ * store_drive_json() - a drive's identity as JSON, the one form every
+ * program prints (plateau show, plateaud's start and dry-run replies)
+ * @d: the drive
+ *
+ * Keys, in order: kind, device, model, serial, firmware, eui64, nguid, wwn,
+ * capacity_bytes, lba_bytes.
+ *
+ * Return: a new object (json_object_put() it), or NULL when out of memory.
+ */
+struct json_object;
+struct json_object *store_drive_json(const struct store_drive *d);
+
+/**
  * store_drive_upsert() - the row of a drive, found or inserted
  * @s: a writer's handle
  * @d: the drive; @d->id is set (and @d->first_seen_ns, when it was 0 and

@@ -21,9 +21,6 @@
 #include <sys/sysmacros.h>
 
 #include "cleanup.h"
-/* only for the erase_methods cache of struct target_identity, until its
- * readers call erase_methods_supported() (docs/design.md, Layers) */
-#include "erase.h"
 #include "msg.h"
 #include "nvmex.h"
 #include "target-int.h"
@@ -469,7 +466,6 @@ int target_identify_fd(int fd, const char *path, enum target_kind kind, struct t
 	}
 	if (r < 0)
 		return r;
-	t.erase_methods = erase_methods_supported(&t);
 	*id = t;
 	return 0;
 }

@@ -107,9 +107,6 @@ enum target_kind {
  * @dlfeat: NVMe: Identify Namespace DLFEAT (bits 2:0: what deallocated blocks read as)
  * @discard: block devices: queue/discard_max_bytes is not zero
  * @rotational: block devices: queue/rotational
- * @erase_methods: bitmask of 1u << enum erase_method the device advertises;
- *                 transitional (docs/design.md, Layers): read
- *                 erase_methods_supported(id) instead, this field goes
  * @serial_weak: a synthetic serial without the stamp that makes it unique
  *               (see above): the drive can be listed, never written
  */
@@ -141,7 +138,6 @@ struct target_identity {
 	uint8_t dlfeat;
 	bool discard;
 	bool rotational;
-	uint32_t erase_methods;
 	bool serial_weak;
 };
 

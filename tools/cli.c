@@ -207,7 +207,12 @@ int cli_load_run(struct cli *cli, int64_t run_id, struct store_run *run)
 	return CLI_OK;
 }
 
-int cli_pick_phase(struct cli *cli, int64_t run_id, const struct store_phase *phases, size_t n,
+/*
+ * Pick a phase of a run: @want_seq > 0 is the phase number; 0 picks the
+ * last precondition phase with samples, else the last phase with samples.
+ * Returns an exit code; *idx is an index into @phases.
+ */
+static int cli_pick_phase(struct cli *cli, int64_t run_id, const struct store_phase *phases, size_t n,
 		   int want_seq, size_t *idx)
 {
 	struct store *s;
@@ -247,7 +252,7 @@ int cli_pick_phase(struct cli *cli, int64_t run_id, const struct store_phase *ph
 
 int cli_open_phase(struct cli *cli, int64_t run_id, int want_seq, struct cli_phase *ph)
 {
-	size_t idx;
+	size_t idx = 0;
 	int r;
 
 	memset(ph, 0, sizeof(*ph));

@@ -81,15 +81,7 @@ int cli_store(struct cli *cli, struct store **ret);
 int cli_parse_run(const char *arg, int64_t *run_id);
 /* Load a run; 3 when absent */
 int cli_load_run(struct cli *cli, int64_t run_id, struct store_run *run);
-/*
- * Pick a phase of a run: @want_seq > 0 is the phase number; 0 picks the
- * last precondition phase with samples, else the last phase with samples.
- * Returns an exit code; *idx is an index into @phases.
- */
-int cli_pick_phase(struct cli *cli, int64_t run_id, const struct store_phase *phases, size_t n,
-		   int want_seq, size_t *idx);
-
-/* A run, its phases and the one picked (see cli_pick_phase), for the
+/* A run, its phases and the one picked (see cli_open_phase), for the
  * commands that work on one phase: samples, steady, plot. */
 struct cli_phase {
 	struct store *s;

@@ -23,11 +23,7 @@ LAYERS='
 
 # Includes that break the rule and are allowed until the named callers
 # change ("FILE HEADER"); keep this list empty.
-#   target.c reads erase_methods_supported() to fill the erase_methods cache
-#   of struct target_identity: gone once daemon/control.c, tools/drives.c and
-#   tests/helpers/erase-tool.c call erase_methods_supported(id) themselves.
 EXCEPTIONS='
-target.c erase.h
 '
 
 src=${1:-$(dirname "$0")/..}

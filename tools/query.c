@@ -298,23 +298,6 @@ out:
 static FILE *so;
 
 
-static json_object *show_json_drive(const struct store_drive *d)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "kind", json_object_new_string(d->kind));
-	json_object_object_add(o, "device", json_object_new_string(d->path));
-	json_object_object_add(o, "model", json_object_new_string(d->model));
-	json_object_object_add(o, "serial", json_object_new_string(d->serial));
-	json_object_object_add(o, "firmware", json_object_new_string(d->firmware));
-	json_object_object_add(o, "eui64", json_object_new_string(d->eui64));
-	json_object_object_add(o, "nguid", json_object_new_string(d->nguid));
-	json_object_object_add(o, "wwn", json_object_new_string(d->wwn));
-	json_object_object_add(o, "capacity_bytes", json_object_new_int64((int64_t)d->capacity_bytes));
-	json_object_object_add(o, "lba_bytes", json_object_new_int64(d->lba_bytes));
-	return o;
-}
-
 static json_object *show_json_time(int64_t ns)
 {
 	char buf[64];
@@ -547,7 +530,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		json_object_object_add(doc, "requester", show_json_requester(&run));
 		json_object_object_add(doc, "error",
 				       run.error ? json_object_new_string(run.error) : NULL);
-		json_object_object_add(doc, "drive", show_json_drive(&run.drive));
+		json_object_object_add(doc, "drive", store_drive_json(&run.drive));
 		json_object_object_add(doc, "plan", json_object_new_string(run.plan));
 		jphases = json_object_new_array();
 		json_object_object_add(doc, "phases", jphases);
