@@ -27,6 +27,10 @@
 
 #include <linux/capability.h>
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
+
 #include <systemd/sd-journal.h>
 
 #include "events.h"
@@ -620,6 +624,12 @@ static pid_t hook_exec(int fd, char **argv, char **envp, const struct hook_cred 
 	pid = clone(hook_child, stack + HOOK_STACK_BYTES, CLONE_VM | CLONE_VFORK | SIGCHLD, &k);
 	e = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+#ifdef __SANITIZE_ADDRESS__
+	/* the child's frames left their redzones in this stack's shadow: a
+	 * later mapping at the same address (an engine's buffers) would
+	 * inherit them and trip AddressSanitizer */
+	ASAN_UNPOISON_MEMORY_REGION(stack, HOOK_STACK_BYTES);
+#endif
 	munmap(stack, HOOK_STACK_BYTES);
 	if (pid < 0) {
 		snprintf(why, len, "clone: %s", strerror(e));
