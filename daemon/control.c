@@ -426,23 +426,20 @@ void control_files_init(const struct manager *m, uid_t uid, struct control_files
 	cf->gf.deny_paths = cf->deny;
 }
 
+/* the drive as plateau show prints it (store_drive_json()), and what it
+ * supports in the way of erasing */
 static json_object *identity_json(const struct target_identity *id)
 {
-	json_object *o = json_object_new_object();
+	struct store_drive d;
+	json_object *o;
 	char buf[256];
 
-	json_object_object_add(o, "device", json_object_new_string(id->path));
-	json_object_object_add(o, "kind", json_object_new_string(target_kind_name(id->kind)));
-	json_object_object_add(o, "model", json_object_new_string(id->model));
-	json_object_object_add(o, "serial", json_object_new_string(id->serial));
-	json_object_object_add(o, "firmware", json_object_new_string(id->firmware));
-	json_object_object_add(o, "eui64", json_object_new_string(id->eui64));
-	json_object_object_add(o, "nguid", json_object_new_string(id->nguid));
-	json_object_object_add(o, "wwn", json_object_new_string(id->wwn));
-	json_object_object_add(o, "capacity_bytes", json_object_new_int64((int64_t)id->capacity_bytes));
-	json_object_object_add(o, "lba_bytes", json_object_new_int64(id->lba_bytes));
+	runner_drive_of(id, id->path, &d);
+	o = store_drive_json(&d);
+	if (!o)
+		return json_object_new_object();
 	json_object_object_add(o, "erase_methods",
-			       json_object_new_string(erase_methods_str(id->erase_methods, buf,
+			       json_object_new_string(erase_methods_str(erase_methods_supported(id), buf,
 									sizeof(buf))));
 	return o;
 }
@@ -526,10 +523,8 @@ static void do_start(struct client *c, json_object *req)
 		phases = json_object_new_array();
 		for (size_t i = 0; i < plan.nphases; i++) {
 			const struct plan_phase *ph = &plan.phases[i];
-			char *params = plan_phase_json(&plan, ph);
-			json_object *jp = params ? json_tokener_parse(params) : NULL;
+			json_object *jp = plan_phase_object(&plan, ph);
 
-			free(params);
 			if (!jp)
 				jp = json_object_new_object();
 			if (ph->kind == PLAN_ERASE) {

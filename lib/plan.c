@@ -832,10 +832,9 @@ void plan_phase_verdict(const struct plan_phase *ph, struct verdict_params *vp)
 	vp->nmetrics = ph->nmetrics;
 }
 
-char *plan_phase_json(const struct plan *p, const struct plan_phase *ph)
+json_object *plan_phase_object(const struct plan *p, const struct plan_phase *ph)
 {
 	json_object *o = json_object_new_object();
-	char *ret;
 
 	(void)p;
 	json_object_object_add(o, "kind", json_object_new_string(plan_kind_name(ph->kind)));
@@ -890,6 +889,16 @@ char *plan_phase_json(const struct plan *p, const struct plan_phase *ph)
 		break;
 	}
 	}
+	return o;
+}
+
+char *plan_phase_json(const struct plan *p, const struct plan_phase *ph)
+{
+	json_object *o = plan_phase_object(p, ph);
+	char *ret;
+
+	if (!o)
+		return NULL;
 	ret = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 							       JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

@@ -137,4 +137,9 @@ void plan_phase_verdict(const struct plan_phase *ph, struct verdict_params *vp);
  */
 char *plan_phase_json(const struct plan *p, const struct plan_phase *ph);
 
+/* The same as a new JSON object (json_object_put() it), or NULL when out of
+ * memory: for callers that put it into a document of their own. */
+struct json_object;
+struct json_object *plan_phase_object(const struct plan *p, const struct plan_phase *ph);
+
 #endif

@@ -37,9 +37,6 @@ enum cli_format {
 	CLI_CSV,
 };
 
-/* the CLI's names for the defaults of lib/paths.h */
-#define CLI_DEFAULT_DB PLATEAU_DEFAULT_DB
-#define CLI_DEFAULT_SOCKET PLATEAU_DEFAULT_SOCKET
 
 struct cli {
 	const char *db_path;     /* --db, $PLATEAU_DB, or the default */

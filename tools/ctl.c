@@ -425,10 +425,7 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 	json_object_object_add(doc, "writes", json_object_new_boolean(plan_writes(&plan)));
 	phases = json_object_new_array();
 	for (size_t i = 0; i < plan.nphases; i++) {
-		char *p = plan_phase_json(&plan, &plan.phases[i]);
-
-		json_object_array_add(phases, p ? json_tokener_parse(p) : NULL);
-		free(p);
+		json_object_array_add(phases, plan_phase_object(&plan, &plan.phases[i]));
 	}
 	json_object_object_add(doc, "phases", phases);
 	if (cli->format == CLI_JSON) {

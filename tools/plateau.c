@@ -181,9 +181,9 @@ static void cli_overview(FILE *f)
 	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
 		fprintf(f, "  %-10s %s\n", cli_cmds[i].name, cli_cmds[i].summary);
 	fprintf(f, "\nOptions (before or after the command):\n"
-		   "  --db PATH      the database (default $PLATEAU_DB or " CLI_DEFAULT_DB ")\n"
+		   "  --db PATH      the database (default $PLATEAU_DB or " PLATEAU_DEFAULT_DB ")\n"
 		   "  --socket PATH  plateaud's control socket (default $PLATEAU_SOCKET or\n"
-		   "                 " CLI_DEFAULT_SOCKET ")\n"
+		   "                 " PLATEAU_DEFAULT_SOCKET ")\n"
 		   "  --json, --csv  machine-readable output\n\n"
 		   "Exit status: 0 ok or steady; 1 not steady, not reached or timed out;\n"
 		   "2 usage or bad input; 3 not found; 4 daemon unreachable; 5 the run failed;\n"
@@ -277,9 +277,9 @@ int main(int argc, char **argv)
 	int r;
 
 	env = getenv("PLATEAU_DB");
-	cli.db_path = env && *env ? env : CLI_DEFAULT_DB;
+	cli.db_path = env && *env ? env : PLATEAU_DEFAULT_DB;
 	env = getenv("PLATEAU_SOCKET");
-	cli.socket_path = env && *env ? env : CLI_DEFAULT_SOCKET;
+	cli.socket_path = env && *env ? env : PLATEAU_DEFAULT_SOCKET;
 
 	opterr = 0; /* the commands say what was wrong, in one line */
 	r = cli_globals(&cli, &argc, argv);

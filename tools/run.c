@@ -409,10 +409,10 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 	who.cmd = *cmd ? cmd : NULL;
 	who.via = STORE_VIA_CLI;
 	r = runner_create_run(s, &pl, plan, &id, host, &who, &run_id, NULL, err, sizeof(err));
-	plan_free(&pl);
 	free(plan);
 	if (r) {
 		guard_close(&g);
+		plan_free(&pl);
 		store_close(s);
 		return cli_error(CLI_USAGE, "%s", err);
 	}
@@ -423,10 +423,13 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 	run_journal_start(run_id, V(O_TARGET), id.serial);
 	if (runner_new(s, run_id, &run_ops, &ctx, &runner)) {
 		guard_close(&g);
+		plan_free(&pl);
 		store_close(s);
 		return cli_error(CLI_USAGE, "out of memory");
 	}
 	runner_adopt_guard(runner, &g);
+	/* parsed once: the runner does not parse the stored text again */
+	runner_set_plan(runner, &pl);
 	run_runner = runner;
 	signal(SIGINT, run_signal);
 	signal(SIGTERM, run_signal);
@@ -455,6 +458,7 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		printf("run %lld done\n", (long long)run_id);
 	}
 	runner_free(runner);
+	plan_free(&pl);
 	store_close(s);
 #undef V
 	return r;

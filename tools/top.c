@@ -285,7 +285,7 @@ static int top_frame(FILE *out, const char *socket_path, struct top_db *db, bool
 	fputc('\n', out);
 	/* the database the daemon writes, unless one was named (--db,
 	 * $PLATEAU_DB): on one host they are the same file */
-	if (!db->s && strcmp(dbpath, "-") && !strcmp(db->path, CLI_DEFAULT_DB)) {
+	if (!db->s && strcmp(dbpath, "-") && !strcmp(db->path, PLATEAU_DEFAULT_DB)) {
 		static char daemon_db[1100];
 
 		snprintf(daemon_db, sizeof(daemon_db), "%s", dbpath);
