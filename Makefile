@@ -66,7 +66,7 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 MOCK_SO    := $(MOCK_SRC:tests/mock/%.c=$(B)/tests/mock/%.so)
 
 .SECONDARY:
-.PHONY: all unit tests check check-unit check-san check-layers deps deps-check demo bench install clean format
+.PHONY: all unit tests check check-unit check-san check-layers check-format deps deps-check demo bench install clean format
 all: $(LIBA) $(B)/plateau $(B)/plateaud
 
 $(B)/%.o: %.c
@@ -150,7 +150,7 @@ TAP_DIR := $(abspath $(B))/tap
 check-layers:
 	$(Q)sh tools/layers.sh
 
-check: deps-check check-layers
+check: deps-check check-layers check-format
 	$(Q)$(MAKE) --no-print-directory tests
 	$(Q)rm -rf $(TAP_DIR); st=0; \
 	$(MAKE) --no-print-directory check-san TAP_DUMP=$(TAP_DIR)/san || st=1; \
@@ -217,9 +217,16 @@ install: all $(B)/plateaud.service
 	@echo "installed; as root: systemd-sysusers; systemd-tmpfiles --create;" \
 	      "systemctl daemon-reload; systemctl enable --now plateaud.socket plateaud.service"
 
+FORMAT_SRC = $(LIB_SRC) $(wildcard lib/*.h) $(DAEMON_SRC) $(wildcard daemon/*.h) \
+	     $(TOOLS_SRC) $(wildcard tools/*.h) $(UNIT_SRC) $(HELPER_SRC) $(MOCK_SRC) \
+	     tests/tap.c tests/tap.h
 format:
-	clang-format -i $(LIB_SRC) $(wildcard lib/*.h) $(DAEMON_SRC) $(wildcard daemon/*.h) \
-		$(TOOLS_SRC) $(wildcard tools/*.h) $(UNIT_SRC) $(HELPER_SRC) $(MOCK_SRC)
+	clang-format -i $(FORMAT_SRC)
+
+# every C source as .clang-format writes it (make format fixes it)
+check-format:
+	$(Q)clang-format --dry-run --Werror $(FORMAT_SRC) || \
+		{ echo "not formatted as .clang-format says: run make format" >&2; exit 1; }
 
 clean:
 	rm -rf $(B) $(SAN_B)

@@ -123,8 +123,8 @@ static void client_flush(struct client *c)
 	uint32_t want;
 
 	while (c->off < c->olen && !c->closing) {
-		ssize_t w = send(c->fd, c->out + c->off, c->olen - c->off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t w =
+			send(c->fd, c->out + c->off, c->olen - c->off, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -302,23 +302,27 @@ static json_object *run_json(struct drun *r)
 	json_object_object_add(o, "rounds", json_object_new_int64(r->st.rounds));
 	json_object_object_add(o, "window", json_object_new_int((int)r->st.window));
 	json_object_object_add(o, "steady", json_object_new_boolean(r->st.steady));
-	json_object_object_add(o, "steady_round", r->st.steady ? json_object_new_int64(r->st.steady_round)
-							       : NULL);
+	json_object_object_add(o, "steady_round",
+			       r->st.steady ? json_object_new_int64(r->st.steady_round) : NULL);
 	json_object_object_add(o, "steady_lost", json_object_new_boolean(r->st.steady_lost));
 	json_object_object_add(o, "threads", json_object_new_int((int)r->st.threads));
 	json_object_object_add(o, "iodepth", json_object_new_int((int)r->st.iodepth));
-	json_object_object_add(o, "interval_s", json_object_new_double((double)r->interval_ns / 1e9));
+	json_object_object_add(o, "interval_s",
+			       json_object_new_double((double)r->interval_ns / 1e9));
 	if (r->st.last_sample_ns) {
-		json_object_object_add(o, "last_sample_ns", json_object_new_int64(r->st.last_sample_ns));
+		json_object_object_add(o, "last_sample_ns",
+				       json_object_new_int64(r->st.last_sample_ns));
 		json_object_object_add(o, "last_round", json_object_new_int64(r->st.last_seq));
 		snprintf(buf, sizeof(buf), "%.1f", r->st.iops);
 		json_object_object_add(o, "iops", json_object_new_double_s(r->st.iops, buf));
 		snprintf(buf, sizeof(buf), "%.2f", r->st.bw_mbps);
 		json_object_object_add(o, "bw_mbps", json_object_new_double_s(r->st.bw_mbps, buf));
 		snprintf(buf, sizeof(buf), "%.1f", r->st.lat_us);
-		json_object_object_add(o, "lat_mean_us", json_object_new_double_s(r->st.lat_us, buf));
+		json_object_object_add(o, "lat_mean_us",
+				       json_object_new_double_s(r->st.lat_us, buf));
 		snprintf(buf, sizeof(buf), "%.1f", r->st.p99_us);
-		json_object_object_add(o, "lat_p99_us", json_object_new_double_s(r->st.p99_us, buf));
+		json_object_object_add(o, "lat_p99_us",
+				       json_object_new_double_s(r->st.p99_us, buf));
 	}
 	pthread_mutex_unlock(&r->lock);
 	return o;
@@ -326,7 +330,7 @@ static json_object *run_json(struct drun *r)
 
 static void do_status(struct client *c, json_object *req)
 {
-	static const char *const allowed[] = { "cmd", "run", NULL };
+	static const char *const allowed[] = {"cmd", "run", NULL};
 	const char *bad = unknown_field(req, allowed);
 	json_object *o, *arr;
 	int64_t id;
@@ -356,7 +360,7 @@ static void do_status(struct client *c, json_object *req)
 
 static void do_stop(struct client *c, json_object *req)
 {
-	static const char *const allowed[] = { "cmd", "run", NULL };
+	static const char *const allowed[] = {"cmd", "run", NULL};
 	const char *bad = unknown_field(req, allowed);
 	struct drun *r;
 	int64_t id;
@@ -398,7 +402,7 @@ static void files_deny_dir(struct control_files *cf, size_t *n, const char *path
 
 void control_files_init(const struct manager *m, uid_t uid, struct control_files *cf)
 {
-	static const char *const db_files[] = { "", "-wal", "-shm", "-journal", ".lock" };
+	static const char *const db_files[] = {"", "-wal", "-shm", "-journal", ".lock"};
 	size_t n = 0;
 
 	memset(cf, 0, sizeof(*cf));
@@ -439,17 +443,17 @@ static json_object *identity_json(const struct target_identity *id)
 	if (!o)
 		return json_object_new_object();
 	json_object_object_add(o, "erase_methods",
-			       json_object_new_string(erase_methods_str(erase_methods_supported(id), buf,
-									sizeof(buf))));
+			       json_object_new_string(erase_methods_str(erase_methods_supported(id),
+									buf, sizeof(buf))));
 	return o;
 }
 
 static void do_start(struct client *c, json_object *req)
 {
-	static const char *const allowed[] = { "cmd", "plan", "file", "dry_run", NULL };
+	static const char *const allowed[] = {"cmd", "plan", "file", "dry_run", NULL};
 	const char *bad = unknown_field(req, allowed), *text, *file = "plan";
 	struct target_identity id;
-	struct guard g = { .fd = -1 };
+	struct guard g = {.fd = -1};
 	json_object *v, *o, *phases;
 	bool dry_run = false;
 	char err[1024], desc[1024], host[128] = "", cmd[256];
@@ -464,12 +468,14 @@ static void do_start(struct client *c, json_object *req)
 	int ret;
 
 	if (bad) {
-		client_error(c, "unknown field '%s' in a start request (expected cmd, plan, file, "
-				"dry_run)",
+		client_error(c,
+			     "unknown field '%s' in a start request (expected cmd, plan, file, "
+			     "dry_run)",
 			     bad);
 		return;
 	}
-	if (!json_object_object_get_ex(req, "plan", &v) || !json_object_is_type(v, json_type_string)) {
+	if (!json_object_object_get_ex(req, "plan", &v) ||
+	    !json_object_is_type(v, json_type_string)) {
 		client_error(c, "field 'plan': expected the plan's text as a string");
 		return;
 	}
@@ -539,11 +545,13 @@ static void do_start(struct client *c, json_object *req)
 				} else {
 					for (size_t k = 0; k < ep.n_chain; k++)
 						json_object_array_add(
-							chain, json_object_new_string(
-								       erase_method_name(ep.chain[k])));
+							chain,
+							json_object_new_string(
+								erase_method_name(ep.chain[k])));
 					for (size_t k = 0; k < ep.n_warnings; k++)
 						json_object_array_add(
-							warn, json_object_new_string(ep.warnings[k]));
+							warn,
+							json_object_new_string(ep.warnings[k]));
 				}
 				json_object_object_add(jp, "would_try", chain);
 				json_object_object_add(jp, "warnings", warn);
@@ -551,8 +559,8 @@ static void do_start(struct client *c, json_object *req)
 			json_object_array_add(phases, jp);
 		}
 		json_object_object_add(o, "dry_run", json_object_new_boolean(1));
-		json_object_object_add(o, "checks",
-				       json_object_new_string(guard_checks(&g, desc, sizeof(desc))));
+		json_object_object_add(
+			o, "checks", json_object_new_string(guard_checks(&g, desc, sizeof(desc))));
 		if (g.erase_all_ns)
 			json_object_object_add(o, "namespaces",
 					       json_object_new_string(g.namespaces));
@@ -597,7 +605,7 @@ out:
 
 static void do_list(struct client *c, json_object *req)
 {
-	static const char *const allowed[] = { "cmd", NULL };
+	static const char *const allowed[] = {"cmd", NULL};
 	const char *bad = unknown_field(req, allowed);
 	json_object *o, *arr;
 
@@ -745,7 +753,7 @@ static int jnumber(struct jcheck *j)
 
 static int jvalue(struct jcheck *j)
 {
-	static const char *const lits[] = { "true", "false", "null" };
+	static const char *const lits[] = {"true", "false", "null"};
 	unsigned char open;
 
 	jws(j);
@@ -804,7 +812,7 @@ static int jvalue(struct jcheck *j)
 /* 0, or -EINVAL with "WHAT at byte N" in @why */
 static int json_strict(const char *line, size_t len, char *why, size_t whylen)
 {
-	struct jcheck j = { .s = (const unsigned char *)line, .n = len };
+	struct jcheck j = {.s = (const unsigned char *)line, .n = len};
 
 	if (!jvalue(&j)) {
 		jws(&j);
@@ -867,7 +875,8 @@ static void client_request(struct client *c, const char *line, size_t len)
 	if (!req || json_tokener_get_error(tok) != json_tokener_success ||
 	    json_tokener_get_parse_end(tok) < len) {
 		client_error(c, "malformed JSON (%s): send one object per line",
-			     req ? "trailing data" : json_tokener_error_desc(json_tokener_get_error(tok)));
+			     req ? "trailing data"
+				 : json_tokener_error_desc(json_tokener_get_error(tok)));
 		goto out;
 	}
 	if (!json_object_is_type(req, json_type_object)) {
@@ -878,7 +887,8 @@ static void client_request(struct client *c, const char *line, size_t len)
 		client_error(c, "field '%s': a NUL character (\\u0000) in the string", field);
 		goto out;
 	}
-	if (!json_object_object_get_ex(req, "cmd", &cmd) || !json_object_is_type(cmd, json_type_string)) {
+	if (!json_object_object_get_ex(req, "cmd", &cmd) ||
+	    !json_object_is_type(cmd, json_type_string)) {
 		client_error(c, "field 'cmd': expected one of start, stop, status, list");
 		goto out;
 	}
@@ -953,7 +963,8 @@ static void client_read(struct client *c)
 		used = nl ? (size_t)(nl - c->buf) + 1 : c->len;
 		if (!nl || used - 1 > CONTROL_REQUEST_MAX) {
 			/* what follows is the rest of that line: answer, then close */
-			client_error(c, "request longer than %d bytes; closing", CONTROL_REQUEST_MAX);
+			client_error(c, "request longer than %d bytes; closing",
+				     CONTROL_REQUEST_MAX);
 			c->draining = true;
 			client_flush(c);
 			break;
@@ -1009,7 +1020,7 @@ static bool peer_allowed(struct manager *m, int fd, struct ucred *cred)
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
-	struct ucred cred = { 0 };
+	struct ucred cred = {0};
 	struct client *c;
 	int cfd;
 
@@ -1070,7 +1081,7 @@ void control_close_idle(struct manager *m)
 
 int control_listen(struct manager *m)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int n = sd_listen_fds(1), fd, r;
 
 	if (n > 1) {

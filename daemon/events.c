@@ -144,7 +144,8 @@ static int hook_open(const char *path, int *fdp, char *why, size_t len)
 		if (!hook_owner_ok(st.st_uid) || ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
 						  !(st.st_uid == 0 && (st.st_mode & S_ISVTX)))) {
 			snprintf(why, len,
-				 "directory %.200s must be owned by %s and writable by its owner only "
+				 "directory %.200s must be owned by %s and writable by its owner "
+				 "only "
 				 "(it is owned by uid %u, mode %04o)",
 				 at, hook_owner_rule(), (unsigned)st.st_uid,
 				 (unsigned)(st.st_mode & 07777));
@@ -394,7 +395,8 @@ static void events_queue_one(struct manager *m, const char *cmd, struct drun *r,
 	}
 	gmtime_r(&t, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	j->envp[k++] = events_env("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	j->envp[k++] =
+		events_env("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 	j->envp[k++] = events_env("PLATEAU_EVENT", ev->kind);
 	snprintf(num, sizeof(num), "%lld", (long long)ev->run_id);
 	j->envp[k++] = events_env("PLATEAU_RUN", num);
@@ -514,7 +516,7 @@ static int hook_child(void *arg)
 {
 	struct hook_child *k = arg;
 	const struct hook_cred *c = k->cred;
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct caps[2];
 	struct sigaction sa;
 	uint64_t none = 0;
@@ -605,7 +607,7 @@ static int hook_child(void *arg)
 static pid_t hook_exec(int fd, char **argv, char **envp, const struct hook_cred *c, char *why,
 		       size_t len)
 {
-	struct hook_child k = { .fd = fd, .argv = argv, .envp = envp, .cred = c };
+	struct hook_child k = {.fd = fd, .argv = argv, .envp = envp, .cred = c};
 	sigset_t all, old;
 	char *stack;
 	pid_t pid;
@@ -648,7 +650,7 @@ static pid_t hook_exec(int fd, char **argv, char **envp, const struct hook_cred 
  * and the lane goes on with the next call. */
 static void events_spawn(struct manager *m, struct hook_lane *lane, struct hook_job *j)
 {
-	char *argv[2] = { j->argv0, NULL };
+	char *argv[2] = {j->argv0, NULL};
 	struct hook_cred cred;
 	struct hook_run *h;
 	char why[768];
@@ -692,8 +694,8 @@ static void events_spawn(struct manager *m, struct hook_lane *lane, struct hook_
 	lane->running = h;
 	sd_event_now(m->event, CLOCK_MONOTONIC, &now);
 	if (sd_event_add_child(m->event, &h->child, pid, WEXITED, on_hook_exit, h) < 0 ||
-	    sd_event_add_time(m->event, &h->timer, CLOCK_MONOTONIC,
-			      now + m->hook_timeout_ns / 1000, 0, on_hook_timeout, h) < 0) {
+	    sd_event_add_time(m->event, &h->timer, CLOCK_MONOTONIC, now + m->hook_timeout_ns / 1000,
+			      0, on_hook_timeout, h) < 0) {
 		/* unwatched, it would hold its lane for ever: stop it now */
 		log_msg(LOG_WARNING, "hook %s for %s of run %lld: cannot watch pid %d, killed",
 			h->cmd, h->event, h->run, (int)pid);
@@ -864,8 +866,8 @@ static void prom_labels(FILE *f, const struct drun *r)
 
 void events_write_prom(struct manager *m)
 {
-	static const char *const states[] = { "queued",   "erasing",  "filling", "preconditioning",
-					      "sweeping", "done",     "failed",  "stopped" };
+	static const char *const states[] = {"queued",	 "erasing", "filling", "preconditioning",
+					     "sweeping", "done",    "failed",  "stopped"};
 	struct drun *all[512];
 	size_t n = 0;
 	char tmp[1100];
@@ -917,18 +919,18 @@ void events_write_prom(struct manager *m)
 		fputs("\"} 1\n", f);
 		pthread_mutex_unlock(&r->lock);
 	}
-#define PROM_GAUGE(name, help, expr)                                                               \
-	do {                                                                                       \
-		fputs("# HELP " name " " help "\n# TYPE " name " gauge\n", f);                     \
-		for (size_t i = 0; i < n; i++) {                                                   \
-			struct drun *r = all[i];                                                   \
-                                                                                                   \
-			pthread_mutex_lock(&r->lock);                                              \
-			fputs(name, f);                                                            \
-			prom_labels(f, r);                                                         \
-			fprintf(f, " %.15g\n", (double)(expr));                                    \
-			pthread_mutex_unlock(&r->lock);                                            \
-		}                                                                                  \
+#define PROM_GAUGE(name, help, expr)                                           \
+	do {                                                                   \
+		fputs("# HELP " name " " help "\n# TYPE " name " gauge\n", f); \
+		for (size_t i = 0; i < n; i++) {                               \
+			struct drun *r = all[i];                               \
+                                                                               \
+			pthread_mutex_lock(&r->lock);                          \
+			fputs(name, f);                                        \
+			prom_labels(f, r);                                     \
+			fprintf(f, " %.15g\n", (double)(expr));                \
+			pthread_mutex_unlock(&r->lock);                        \
+		}                                                              \
 	} while (0)
 	fputs("# HELP plateau_run_state The run's state (1 for the current one); a finished run "
 	      "stays 24 h with its final state.\n"
@@ -943,7 +945,8 @@ void events_write_prom(struct manager *m)
 			prom_label(f, r->device);
 			fputs("\",serial=\"", f);
 			prom_label(f, r->serial);
-			fprintf(f, "\",state=\"%s\"} %d\n", states[k], !strcmp(r->st.state, states[k]));
+			fprintf(f, "\",state=\"%s\"} %d\n", states[k],
+				!strcmp(r->st.state, states[k]));
 		}
 		pthread_mutex_unlock(&r->lock);
 	}

@@ -156,7 +156,7 @@ static void drun_set_plan(struct drun *r, const struct plan *p, const char *driv
 int manager_start_run(struct manager *m, int64_t run_id, struct plan *plan,
 		      const struct runner_event *created, struct guard *g, char *err, size_t errlen)
 {
-	struct store_run run = { 0 };
+	struct store_run run = {0};
 	struct drun_box *box;
 	struct drun *r;
 	uid_t owner;
@@ -269,7 +269,9 @@ static void manager_reap(struct manager *m)
 			/* the textfile keeps its final state for a day, so that an
 			 * alert on "failed" or "steady" sees it at a scrape */
 			snprintf(r->st.state, sizeof(r->st.state), "%s",
-				 !r->result ? "done" : r->result == -ECANCELED ? "stopped" : "failed");
+				 !r->result		   ? "done"
+				 : r->result == -ECANCELED ? "stopped"
+							   : "failed");
 			r->ended_ns = clock_wall_ns();
 			r->next = m->ended;
 			m->ended = r;
@@ -342,16 +344,18 @@ void manager_notify_status(struct manager *m)
 
 	for (struct drun *r = m->runs; r && off < sizeof(buf) - 256; r = r->next) {
 		pthread_mutex_lock(&r->lock);
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%srun %lld %s: %s", n ? "; " : "",
-					(long long)r->id, r->device, r->st.state);
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%srun %lld %s: %s",
+					n ? "; " : "", (long long)r->id, r->device, r->st.state);
 		if (r->st.phase_seq)
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %s", r->st.phase_name);
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %s",
+						r->st.phase_name);
 		if (r->st.progress >= 0)
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %.1f%%",
 						100.0 * r->st.progress);
 		if (r->st.last_sample_ns)
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " round %lld %.0f IOPS",
-						(long long)r->st.rounds, r->st.iops);
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+						" round %lld %.0f IOPS", (long long)r->st.rounds,
+						r->st.iops);
 		if (r->st.steady)
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " steady@%lld",
 						(long long)r->st.steady_round);
@@ -414,7 +418,7 @@ static int manager_resume_one(void *ctx, const struct store_run *run)
 
 int manager_resume_all(struct manager *m)
 {
-	struct store_run_filter f = { .state = "active" };
+	struct store_run_filter f = {.state = "active"};
 	uint64_t now;
 	int r;
 

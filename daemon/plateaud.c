@@ -104,7 +104,8 @@ static int config_file_targets(struct manager *m, char *v, const char *path, uns
 			tok[--len] = '\0';
 		if (tok[0] != '/' || strstr(tok, "/./") || strstr(tok, "/../") ||
 		    (len >= 2 && !strcmp(tok + len - 2, "/.")) ||
-		    (len >= 3 && !strcmp(tok + len - 3, "/..")) || len >= sizeof(m->file_targets[0])) {
+		    (len >= 3 && !strcmp(tok + len - 3, "/..")) ||
+		    len >= sizeof(m->file_targets[0])) {
 			log_msg(LOG_ERR,
 				"%s:%u: file_targets: expected absolute directories without . or "
 				".., "
@@ -128,8 +129,9 @@ static int config_hook_def(struct manager *m, const char *k, const char *v, cons
 {
 	size_t i;
 
-	if (!*k || strlen(k) >= sizeof(m->hook_defs[0].name) || strspn(k, "abcdefghijklmnopqrstuvwxyz"
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(k)) {
+	if (!*k || strlen(k) >= sizeof(m->hook_defs[0].name) ||
+	    strspn(k, "abcdefghijklmnopqrstuvwxyz"
+		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(k)) {
 		log_msg(LOG_ERR,
 			"%s:%u: [hooks]: expected a name of letters, digits, '_', '-' and '.', "
 			"not '%s'",
@@ -374,22 +376,31 @@ static int mkdir_parent(const char *path, mode_t mode)
 
 int main(int argc, char **argv)
 {
-	enum { O_DB = 0x100, O_SOCKET, O_CONFIG, O_HOOK, O_HOOK_TIMEOUT, O_PROM, O_VERSION, O_HELP };
+	enum {
+		O_DB = 0x100,
+		O_SOCKET,
+		O_CONFIG,
+		O_HOOK,
+		O_HOOK_TIMEOUT,
+		O_PROM,
+		O_VERSION,
+		O_HELP
+	};
 	static const struct option opts[] = {
-		{ "db", required_argument, NULL, O_DB },
-		{ "socket", required_argument, NULL, O_SOCKET },
-		{ "config", required_argument, NULL, O_CONFIG },
-		{ "hook", required_argument, NULL, O_HOOK },
-		{ "hook-timeout", required_argument, NULL, O_HOOK_TIMEOUT },
-		{ "prometheus-file", required_argument, NULL, O_PROM },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
+		{"db", required_argument, NULL, O_DB},
+		{"socket", required_argument, NULL, O_SOCKET},
+		{"config", required_argument, NULL, O_CONFIG},
+		{"hook", required_argument, NULL, O_HOOK},
+		{"hook-timeout", required_argument, NULL, O_HOOK_TIMEOUT},
+		{"prometheus-file", required_argument, NULL, O_PROM},
+		{"version", no_argument, NULL, O_VERSION},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
 	};
 	static struct manager mgr;
 	struct manager *m = &mgr;
 	const char *config = PLATEAU_DEFAULT_CONFIG;
-	bool config_given = false, set[5] = { 0 };
+	bool config_given = false, set[5] = {0};
 	char err[1024];
 	sigset_t mask;
 	struct group *gr;
@@ -425,7 +436,8 @@ int main(int argc, char **argv)
 			break;
 		case O_HOOK_TIMEOUT:
 			if (parse_duration_ns(optarg, &ns) || !ns) {
-				fprintf(stderr, "plateaud: --hook-timeout: expected a duration, not '%s'\n",
+				fprintf(stderr,
+					"plateaud: --hook-timeout: expected a duration, not '%s'\n",
 					optarg);
 				return 2;
 			}

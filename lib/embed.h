@@ -8,7 +8,7 @@
 struct embed_file {
 	const char *name;
 	const char *data; /* NUL-terminated */
-	size_t size;      /* without the NUL */
+	size_t size;	  /* without the NUL */
 };
 
 extern const struct embed_file store_schema_files[];

@@ -318,7 +318,7 @@ int engine_run(struct engine *e, struct engine_result *res)
 			continue;
 		}
 		while (!atomic_load_explicit(&w->gone, memory_order_acquire))
-			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 		pthread_detach(w->tid);
 	}
 
@@ -349,4 +349,3 @@ void engine_stop(struct engine *e)
 	if (atomic_compare_exchange_strong(&e->stop, &expected, ENGINE_STOP_REQUEST) && e->sem_ok)
 		(void)sem_post(&e->wake);
 }
-

@@ -293,9 +293,9 @@ static bool worker_hung(struct worker *w, uint64_t now)
 	snprintf(w->setup_msg, sizeof(w->setup_msg),
 		 "%s at offset %llu (%u bytes) of %s not completed after %llu s: the device "
 		 "does not answer; %u I/O%s abandoned",
-		 old->dir == DIR_READ ? "read" : "write", (unsigned long long)old->io_off, old->io_len,
-		 e->path, (unsigned long long)((now - old->submit_ns) / NSEC_PER_SEC), w->inflight,
-		 w->inflight == 1 ? "" : "s");
+		 old->dir == DIR_READ ? "read" : "write", (unsigned long long)old->io_off,
+		 old->io_len, e->path, (unsigned long long)((now - old->submit_ns) / NSEC_PER_SEC),
+		 w->inflight, w->inflight == 1 ? "" : "s");
 	w->setup_err = -ETIMEDOUT;
 	for (unsigned int i = 0; i < e->job.iodepth; i++) {
 		struct slot *s = &w->slots[i];
@@ -363,8 +363,7 @@ static void worker_loop(struct worker *w)
 		now = (uint64_t)clock_mono_ns();
 		if (unlikely(now >= atomic_load_explicit(&e->deadline_ns, memory_order_relaxed)))
 			w->stopping = true;
-		io_uring_for_each_cqe(&w->ring, head, cqe)
-		{
+		io_uring_for_each_cqe (&w->ring, head, cqe) {
 			if (n == ready)
 				break;
 			/* liburing's own timeout on kernels without EXT_ARG
@@ -460,7 +459,7 @@ void *engine_worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct engine *e = w->e;
-	struct io_uring hung_ring = { 0 };
+	struct io_uring hung_ring = {0};
 	bool close_late = false;
 	char name[16];
 	int gate;
@@ -516,4 +515,3 @@ void *engine_worker_main(void *arg)
 		io_uring_queue_exit(&hung_ring);
 	return NULL;
 }
-

@@ -509,4 +509,3 @@ void engine_free(struct engine *e)
 	free(e->path);
 	free(e);
 }
-

@@ -73,7 +73,7 @@ static int write_zeros(const struct ctx *c, int fd, enum erase_method m, struct 
 		}
 		off += (uint64_t)w;
 		erase_report(c, m, ERASE_PHASE_RUNNING, (double)off / (double)total,
-		       NVMEX_TIME_NOT_REPORTED, t0, off, total, false);
+			     NVMEX_TIME_NOT_REPORTED, t0, off, total, false);
 	}
 	if (fdatasync(fd) < 0) {
 		r = -errno;
@@ -150,7 +150,7 @@ int erase_ranges(const struct ctx *c, int fd, enum erase_method m, struct erase_
 		}
 		off += len;
 		erase_report(c, m, ERASE_PHASE_RUNNING, (double)off / (double)total,
-		       NVMEX_TIME_NOT_REPORTED, t0, off, total, false);
+			     NVMEX_TIME_NOT_REPORTED, t0, off, total, false);
 	}
 	if (file && fsync(fd) < 0) {
 		r = -errno;

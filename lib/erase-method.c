@@ -276,4 +276,3 @@ int erase_dry_run(const struct target_identity *id, enum erase_method method,
 	}
 	return 0;
 }
-

@@ -57,7 +57,7 @@ static char *fmt_elapsed(char *buf, size_t len, uint64_t ns)
  * passes or the caller stops.  @m names the operation (for the estimate).
  */
 int erase_sanitize_poll(const struct ctx *c, int fd, enum erase_method m, struct erase_attempt *a,
-			 const struct nvmex_sanitize_status *first)
+			const struct nvmex_sanitize_status *first)
 {
 	bool resumed = first != NULL;
 	uint64_t t0 = (uint64_t)clock_mono_ns();
@@ -112,7 +112,8 @@ int erase_sanitize_poll(const struct ctx *c, int fd, enum erase_method m, struct
 					"Sanitize was accepted but the Sanitize Status log still "
 					"says "
 					"never sanitized after %s",
-					fmt_elapsed(tbuf, sizeof(tbuf), (uint64_t)clock_mono_ns() - t0));
+					fmt_elapsed(tbuf, sizeof(tbuf),
+						    (uint64_t)clock_mono_ns() - t0));
 				return -EIO;
 			}
 			erase_report(c, m, ERASE_PHASE_RUNNING, 0.0, est, t0, 0, 0, resumed);
@@ -133,8 +134,8 @@ int erase_sanitize_poll(const struct ctx *c, int fd, enum erase_method m, struct
 				"deadline: sanitize still in progress after %s at %.1f%% "
 				"(controller estimate: %s); it cannot be aborted and continues "
 				"in the drive, resume polls it",
-				fmt_elapsed(tbuf, sizeof(tbuf), (uint64_t)clock_mono_ns() - t0), 100.0 * s.progress,
-				ebuf);
+				fmt_elapsed(tbuf, sizeof(tbuf), (uint64_t)clock_mono_ns() - t0),
+				100.0 * s.progress, ebuf);
 			return -ETIMEDOUT;
 		}
 		if (stop_requested(c)) {
@@ -239,7 +240,8 @@ int erase_format(const struct ctx *c, int *fd, enum erase_method m, struct erase
 		    (rdev_before ? after.st_rdev != rdev_before : after.st_ino != ino_before)) {
 			a->err = -ESTALE;
 			msg_set(a->msg, sizeof(a->msg),
-				"formatted, but %s is no longer the device that was formatted", path);
+				"formatted, but %s is no longer the device that was formatted",
+				path);
 			return -ESTALE;
 		}
 	}
@@ -263,4 +265,3 @@ int erase_format(const struct ctx *c, int *fd, enum erase_method m, struct erase
 		fmt_elapsed(msg, sizeof(msg), (uint64_t)clock_mono_ns() - t0));
 	return 0;
 }
-

@@ -74,7 +74,8 @@ int erase_verify(int fd, const struct target_identity *id, uint8_t expect,
 	}
 	if (posix_memalign((void **)&buf, 4096, range ? range + align : align))
 		return -ENOMEM;
-	seed = o->verify_seed ? o->verify_seed : ((uint64_t)clock_mono_ns() ^ ((uint64_t)getpid() << 32));
+	seed = o->verify_seed ? o->verify_seed
+			      : ((uint64_t)clock_mono_ns() ^ ((uint64_t)getpid() << 32));
 	if (!seed)
 		seed = 0x9E3779B97F4A7C15ull;
 	span = cap > range ? (cap - range) / align : 0;
@@ -134,10 +135,9 @@ int erase_verify(int fd, const struct target_identity *id, uint8_t expect,
 		    v->first_bad_offset == UINT64_MAX)
 			v->first_bad_offset = off;
 		erase_report(&c, ERASE_NONE, ERASE_PHASE_VERIFY, (double)(i + 1) / total_ranges,
-		       NVMEX_TIME_NOT_REPORTED, t0, v->bytes_read, 0, false);
+			     NVMEX_TIME_NOT_REPORTED, t0, v->bytes_read, 0, false);
 	}
 	v->done = true;
 	v->passed = v->first_bad_offset == UINT64_MAX;
 	return 0;
 }
-

@@ -42,7 +42,7 @@ void erase_attempt_nvme(struct erase_attempt *a, const struct nvmex_err *e, int 
 }
 
 void erase_report(const struct ctx *c, enum erase_method m, enum erase_phase ph, double frac,
-		   uint32_t est_s, uint64_t t0, uint64_t done, uint64_t total, bool resumed)
+		  uint32_t est_s, uint64_t t0, uint64_t done, uint64_t total, bool resumed)
 {
 	struct erase_progress p = {
 		.method = m,
@@ -72,7 +72,6 @@ static enum erase_method sanact_method(uint32_t scdw10)
 	}
 }
 
-
 /* May auto move on to the next method after this attempt? */
 static bool may_fall_back(const struct erase_attempt *a)
 {
@@ -92,7 +91,6 @@ static bool may_fall_back(const struct erase_attempt *a)
 		return nvmex_status_sct(a->nvme_status) != 3;
 	}
 }
-
 
 /* ---- run ---- */
 
@@ -131,7 +129,7 @@ static int finish(struct ctx *c, int fd, int r)
 		}
 	}
 	erase_report(c, rec->ran, ERASE_PHASE_DONE, 1.0, NVMEX_TIME_NOT_REPORTED, c->start_ns, 0, 0,
-	       rec->resumed);
+		     rec->resumed);
 	return 0;
 }
 
@@ -231,8 +229,8 @@ int erase_run(int *fd, const struct target_identity *id, const struct erase_opts
 			return finish(&c, *fd, -ETIMEDOUT);
 		}
 		a = attempt_new(rec, m);
-		erase_report(&c, m, ERASE_PHASE_START, 0.0, NVMEX_TIME_NOT_REPORTED, (uint64_t)clock_mono_ns(), 0,
-		       id->capacity_bytes, false);
+		erase_report(&c, m, ERASE_PHASE_START, 0.0, NVMEX_TIME_NOT_REPORTED,
+			     (uint64_t)clock_mono_ns(), 0, id->capacity_bytes, false);
 		if (is_sanitize(m))
 			r = erase_sanitize(&c, *fd, m, a);
 		else if (is_format(m))
@@ -313,4 +311,3 @@ int erase_resume(int fd, const struct target_identity *id, const struct erase_op
 		return finish(&c, -1, -ENOENT);
 	}
 }
-

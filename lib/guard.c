@@ -483,8 +483,9 @@ static int guard_walk(struct guard *g, int dirfd, const char *rel, int *parent)
 		}
 		if (S_ISLNK(st.st_mode)) {
 			close(next);
-			guard_reason(g, "reached through a symlink (component '%s'): a file target of "
-					"plateaud is named by its real path",
+			guard_reason(g,
+				     "reached through a symlink (component '%s'): a file target of "
+				     "plateaud is named by its real path",
 				     comp);
 			return -EPERM;
 		}
@@ -542,10 +543,11 @@ static int guard_file_rule(struct guard *g, const struct guard_files *f, const c
 	}
 	if (wfd < 0) {
 		for (size_t i = 0; i < f->ndirs && off < sizeof(list); i++)
-			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? " " : "",
-						f->dirs[i]);
-		guard_reason(g, "a regular file is a target of plateaud only beneath plateaud.conf's "
-				"file_targets (%s)",
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+						i ? " " : "", f->dirs[i]);
+		guard_reason(g,
+			     "a regular file is a target of plateaud only beneath plateaud.conf's "
+			     "file_targets (%s)",
 			     f->ndirs ? list : "none set");
 		guard_refuse(g, -EPERM);
 		return g->err;
@@ -599,8 +601,9 @@ static int guard_file_rule(struct guard *g, const struct guard_files *f, const c
 		if (!r && wst.st_nlink > 1)
 			r = guard_dir_has(dfd, &wst);
 		if (r > 0) {
-			guard_reason(g, "it is in %s, a directory of plateaud's own files (never a "
-					"target)",
+			guard_reason(g,
+				     "it is in %s, a directory of plateaud's own files (never a "
+				     "target)",
 				     f->deny_paths[i]);
 			guard_refuse(g, -EPERM);
 		} else if (r < 0) {

@@ -182,7 +182,7 @@ static void hist_put_byte(struct hist_wbuf *w, uint8_t b)
 
 ssize_t hist_encode(const struct hist *h, void *buf, size_t len)
 {
-	struct hist_wbuf w = { .p = buf, .len = len };
+	struct hist_wbuf w = {.p = buf, .len = len};
 	uint64_t nonzero = 0, prev = 0;
 	uint32_t crc;
 
@@ -245,7 +245,7 @@ static int hist_get_varint(struct hist_rbuf *r, uint64_t *v)
 
 int hist_decode(struct hist *out, const void *buf, size_t len)
 {
-	struct hist_rbuf r = { .p = buf };
+	struct hist_rbuf r = {.p = buf};
 	uint64_t sub_bits, max_bits, hi, lo, min, max, nonzero, idx = 0, total = 0;
 	uint32_t crc;
 	struct hist h;

@@ -49,9 +49,9 @@ enum ini_token {
 
 enum ini_error {
 	INI_OK = 0,
-	INI_ERR_LONG,	 /* a line of INI_LINE_MAX characters or more */
-	INI_ERR_CONTROL, /* a control character: ini.control holds it */
-	INI_ERR_SECTION, /* '[' without a closing ']', or text after it */
+	INI_ERR_LONG,	   /* a line of INI_LINE_MAX characters or more */
+	INI_ERR_CONTROL,   /* a control character: ini.control holds it */
+	INI_ERR_SECTION,   /* '[' without a closing ']', or text after it */
 	INI_ERR_NO_EQUALS, /* neither a section nor a pair */
 	INI_ERR_NO_KEY,	   /* "= value": the key is missing */
 };

@@ -88,9 +88,9 @@ int parse_size(const char *s, uint64_t *bytes)
 		const char *suffix;
 		unsigned int shift;
 	} units[] = {
-		{ "", 0 },    { "b", 0 },    { "k", 10 },   { "kb", 10 }, { "kib", 10 },
-		{ "m", 20 },  { "mb", 20 },  { "mib", 20 }, { "g", 30 },  { "gb", 30 },
-		{ "gib", 30 }, { "t", 40 }, { "tb", 40 },  { "tib", 40 },
+		{"", 0},     {"b", 0},	 {"k", 10},   {"kb", 10},  {"kib", 10},
+		{"m", 20},   {"mb", 20}, {"mib", 20}, {"g", 30},   {"gb", 30},
+		{"gib", 30}, {"t", 40},	 {"tb", 40},  {"tib", 40},
 	};
 	const char *end;
 	double v;
@@ -121,9 +121,8 @@ int parse_duration_ns(const char *s, uint64_t *ns)
 		const char *unit;
 		double ns;
 	} units[] = {
-		{ "", 1e9 },   { "ns", 1 },    { "us", 1e3 },   { "usec", 1e3 }, { "ms", 1e6 },
-		{ "msec", 1e6 }, { "s", 1e9 },  { "sec", 1e9 }, { "m", 60e9 },   { "min", 60e9 },
-		{ "h", 3600e9 }, { "d", 86400e9 },
+		{"", 1e9},  {"ns", 1},	  {"us", 1e3}, {"usec", 1e3}, {"ms", 1e6},   {"msec", 1e6},
+		{"s", 1e9}, {"sec", 1e9}, {"m", 60e9}, {"min", 60e9}, {"h", 3600e9}, {"d", 86400e9},
 	};
 	const char *end;
 	double v;
@@ -177,8 +176,8 @@ int parse_percent(const char *s, bool allow_over_100, double *pct)
 
 int parse_bool(const char *s, bool *ret)
 {
-	static const char *yes[] = { "1", "yes", "true", "on" };
-	static const char *no[] = { "0", "no", "false", "off" };
+	static const char *yes[] = {"1", "yes", "true", "on"};
+	static const char *no[] = {"0", "no", "false", "off"};
 
 	if (!s)
 		return -EINVAL;
@@ -224,7 +223,7 @@ char *parse_fmt_duration(char *buf, size_t len, uint64_t ns)
 
 char *parse_fmt_size(char *buf, size_t len, uint64_t bytes)
 {
-	static const char *units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	static const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
 	double v = (double)bytes;
 	int u = -1;
 

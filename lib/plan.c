@@ -43,7 +43,7 @@ struct plan_ctx {
 	size_t errlen;
 };
 
-static const char *const plan_kind_names[] = { "erase", "fill", "precondition", "sweep" };
+static const char *const plan_kind_names[] = {"erase", "fill", "precondition", "sweep"};
 
 const char *plan_kind_name(enum plan_kind k)
 {
@@ -82,7 +82,8 @@ static int plan_ini_fail(struct plan_ctx *c, const struct ini *it)
 	case INI_ERR_LONG:
 		return plan_fail(c, it->line, "line longer than %d characters", INI_LINE_MAX);
 	case INI_ERR_CONTROL:
-		return plan_fail(c, it->line, "control character 0x%02x in the line (expected text)",
+		return plan_fail(c, it->line,
+				 "control character 0x%02x in the line (expected text)",
 				 it->control);
 	case INI_ERR_SECTION:
 		return plan_fail(c, it->line, "expected a section header like [fill]");
@@ -101,8 +102,8 @@ static struct plan_phase *plan_cur(struct plan_ctx *c)
 	return &c->p->phases[c->p->nphases - 1];
 }
 
-static int plan_uint(struct plan_ctx *c, const char *key, const char *v, uint64_t min,
-		     uint64_t max, unsigned int *ret)
+static int plan_uint(struct plan_ctx *c, const char *key, const char *v, uint64_t min, uint64_t max,
+		     unsigned int *ret)
 {
 	uint64_t x;
 	char exp[96];
@@ -191,11 +192,14 @@ static int plan_run_key(struct plan_ctx *c, const char *key, const char *v)
 		/* a name from plateaud.conf's [hooks]: a plan never names code
 		 * plateaud runs (plateaud(8), HOOKS) */
 		if (v[0] == '/')
-			return plan_fail(c, c->line,
-					 "hook: a plan names a hook of plateaud.conf's [hooks] section "
-					 "(plateaud(8)), not a path: '%s'", v);
+			return plan_fail(
+				c, c->line,
+				"hook: a plan names a hook of plateaud.conf's [hooks] section "
+				"(plateaud(8)), not a path: '%s'",
+				v);
 		if (!*v || strlen(v) >= 64 ||
-		    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+		    strspn(v,
+			   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
 			    strlen(v))
 			return plan_bad(c, key, "a hook name (letters, digits, '_', '-', '.')", v);
 		snprintf(p->hook, sizeof(p->hook), "%s", v);
@@ -232,7 +236,8 @@ static int plan_erase_key(struct plan_ctx *c, const char *key, const char *v)
 		return plan_duration(c, key, v, 1000000000ULL, &ph->deadline_ns);
 	} else {
 		return plan_fail(c, c->line,
-				 "[erase] unknown field '%s' (expected method, verify, deadline)", key);
+				 "[erase] unknown field '%s' (expected method, verify, deadline)",
+				 key);
 	}
 	return 0;
 }
@@ -288,10 +293,10 @@ static int plan_workload_key(struct plan_ctx *c, const char *key, const char *v)
 		snprintf(c->bs, sizeof(c->bs), "%s", v);
 		c->has_bs = true;
 		c->bs_line = c->line;
-	} else if ((!strcmp(key, "threads") || !strcmp(key, "iodepth")) &&
-		   ph->kind == PLAN_SWEEP) {
+	} else if ((!strcmp(key, "threads") || !strcmp(key, "iodepth")) && ph->kind == PLAN_SWEEP) {
 		return plan_fail(c, c->line,
-				 "[sweep] %s: a sweep's load is its points = THREADSxDEPTH list", key);
+				 "[sweep] %s: a sweep's load is its points = THREADSxDEPTH list",
+				 key);
 	} else if (!strcmp(key, "threads")) {
 		return plan_uint(c, key, v, 1, 256, &ph->threads);
 	} else if (!strcmp(key, "iodepth")) {
@@ -353,8 +358,9 @@ static int plan_precondition_key(struct plan_ctx *c, const char *key, const char
 			int m = sample_metric_parse(tok);
 
 			if (m < 0 || ph->nmetrics >= PLAN_METRICS_MAX)
-				return plan_bad(c, key, "metrics from iops, bw, lat, lat-max, "
-							"lat-stddev, p99 (comma-separated)",
+				return plan_bad(c, key,
+						"metrics from iops, bw, lat, lat-max, "
+						"lat-stddev, p99 (comma-separated)",
 						v);
 			for (size_t i = 0; i < ph->nmetrics; i++)
 				if (ph->metrics[i] == m)
@@ -379,12 +385,13 @@ static int plan_precondition_key(struct plan_ctx *c, const char *key, const char
 			return -EINVAL;
 		c->write_variant = b;
 	} else {
-		return plan_fail(c, c->line,
-				 "[precondition] unknown field '%s' (expected profile, rw, rwmix, "
-				 "bssplit, threads, iodepth, steady, window, data_limit, slope_limit, "
-				 "limits_absolute, metrics, max_rounds, max_duration, after_steady, "
-				 "write_variant)",
-				 key);
+		return plan_fail(
+			c, c->line,
+			"[precondition] unknown field '%s' (expected profile, rw, rwmix, "
+			"bssplit, threads, iodepth, steady, window, data_limit, slope_limit, "
+			"limits_absolute, metrics, max_rounds, max_duration, after_steady, "
+			"write_variant)",
+			key);
 	}
 	return 0;
 }
@@ -410,10 +417,11 @@ static int plan_sweep_key(struct plan_ctx *c, const char *key, const char *v)
 			if (ph->npoints >= PLAN_POINTS_MAX)
 				return plan_bad(c, key, "at most 64 load points", v);
 			if (!x)
-				return plan_bad(c, key, "load points THREADSxDEPTH ('2x2 4x8 16x16')",
-						tok);
+				return plan_bad(c, key,
+						"load points THREADSxDEPTH ('2x2 4x8 16x16')", tok);
 			*x = '\0';
-			if (parse_uint_range(tok, 1, 256, &t) || parse_uint_range(x + 1, 1, 4096, &q)) {
+			if (parse_uint_range(tok, 1, 256, &t) ||
+			    parse_uint_range(x + 1, 1, 4096, &q)) {
 				*x = 'x';
 				return plan_bad(c, key,
 						"load points THREADSxDEPTH with threads 1..256 and "
@@ -431,10 +439,11 @@ static int plan_sweep_key(struct plan_ctx *c, const char *key, const char *v)
 	} else if (!strcmp(key, "ramp") || !strcmp(key, "ramp_time")) {
 		return plan_duration(c, key, v, 0, &ph->ramp_ns);
 	} else {
-		return plan_fail(c, c->line,
-				 "[sweep] unknown field '%s' (expected profile, rw, rwmix, bssplit, "
-				 "points, time, ramp)",
-				 key);
+		return plan_fail(
+			c, c->line,
+			"[sweep] unknown field '%s' (expected profile, rw, rwmix, bssplit, "
+			"points, time, ramp)",
+			key);
 	}
 	return 0;
 }
@@ -491,9 +500,10 @@ static int plan_finish_workload(struct plan_ctx *c, struct plan_phase *ph, bool 
 		const struct plan_phase *prev = NULL;
 
 		if (required)
-			return plan_fail(c, ph->line,
-					 "[%s] needs a workload: profile = NAME, or rw = and bssplit =",
-					 plan_kind_name(ph->kind));
+			return plan_fail(
+				c, ph->line,
+				"[%s] needs a workload: profile = NAME, or rw = and bssplit =",
+				plan_kind_name(ph->kind));
 		for (size_t i = c->p->nphases - 1; i-- > 0;)
 			if (c->p->phases[i].kind == PLAN_PRECONDITION) {
 				prev = &c->p->phases[i];
@@ -508,8 +518,9 @@ static int plan_finish_workload(struct plan_ctx *c, struct plan_phase *ph, bool 
 	}
 	if (!c->has_profile) {
 		if (!c->has_rw)
-			return plan_fail(c, ph->line, "[%s] needs rw = (or profile =) to say what "
-						      "it does",
+			return plan_fail(c, ph->line,
+					 "[%s] needs rw = (or profile =) to say what "
+					 "it does",
 					 plan_kind_name(ph->kind));
 		memset(&ph->workload, 0, sizeof(ph->workload));
 		if (!c->has_bs)
@@ -550,9 +561,11 @@ static int plan_end_section(struct plan_ctx *c)
 		break;
 	case PLAN_FILL:
 		if (ph->bs_bytes % (1024 * 1024) == 0)
-			snprintf(ph->name, sizeof(ph->name), "%um x%u", ph->bs_bytes >> 20, ph->passes);
+			snprintf(ph->name, sizeof(ph->name), "%um x%u", ph->bs_bytes >> 20,
+				 ph->passes);
 		else if (ph->bs_bytes % 1024 == 0)
-			snprintf(ph->name, sizeof(ph->name), "%uk x%u", ph->bs_bytes >> 10, ph->passes);
+			snprintf(ph->name, sizeof(ph->name), "%uk x%u", ph->bs_bytes >> 10,
+				 ph->passes);
 		else
 			snprintf(ph->name, sizeof(ph->name), "%u x%u", ph->bs_bytes, ph->passes);
 		break;
@@ -589,21 +602,24 @@ static int plan_end_section(struct plan_ctx *c)
 			if (!c->steady_limits_set[4])
 				ph->steady.max_rounds = d.max_rounds;
 			if (ph->steady.limits_absolute && ph->steady.criterion == STEADY_SNIA)
-				return plan_fail(c, ph->line,
-						 "[precondition] limits_absolute applies to the fio "
-						 "criteria only");
+				return plan_fail(
+					c, ph->line,
+					"[precondition] limits_absolute applies to the fio "
+					"criteria only");
 			if (ph->steady.max_rounds && ph->steady.max_rounds < ph->steady.window)
-				return plan_fail(c, ph->line,
-						 "[precondition] max_rounds: expected 0 (no cap) or at "
-						 "least the window of %u rounds, not %u",
-						 ph->steady.window, ph->steady.max_rounds);
+				return plan_fail(
+					c, ph->line,
+					"[precondition] max_rounds: expected 0 (no cap) or at "
+					"least the window of %u rounds, not %u",
+					ph->steady.window, ph->steady.max_rounds);
 		}
 		if ((!ph->steady_enabled || ph->continue_after_steady) && !ph->steady.max_rounds &&
 		    !ph->max_duration_ns)
-			return plan_fail(c, ph->line,
-					 "[precondition] %s needs max_rounds or max_duration, or it "
-					 "never ends",
-					 ph->steady_enabled ? "after_steady = continue" : "steady = none");
+			return plan_fail(
+				c, ph->line,
+				"[precondition] %s needs max_rounds or max_duration, or it "
+				"never ends",
+				ph->steady_enabled ? "after_steady = continue" : "steady = none");
 		if (!ph->nmetrics) {
 			ph->metrics[0] = SAMPLE_METRIC_IOPS;
 			ph->nmetrics = 1;
@@ -615,8 +631,9 @@ static int plan_end_section(struct plan_ctx *c)
 		if ((r = plan_finish_workload(c, ph, false)))
 			return r;
 		if (!ph->npoints)
-			return plan_fail(c, ph->line, "[sweep] needs points = THREADSxDEPTH ... "
-						      "('2x2 4x8 16x16')");
+			return plan_fail(c, ph->line,
+					 "[sweep] needs points = THREADSxDEPTH ... "
+					 "('2x2 4x8 16x16')");
 		ph->load = ph->workload;
 		snprintf(ph->name, sizeof(ph->name), "%s", ph->workload.name);
 		break;
@@ -630,11 +647,9 @@ static int plan_section(struct plan_ctx *c, const char *name)
 		const char *name;
 		int sec;
 	} secs[] = {
-		{ "run", SEC_RUN },
-		{ "erase", PLAN_ERASE },
-		{ "fill", PLAN_FILL },
-		{ "precondition", PLAN_PRECONDITION },
-		{ "sweep", PLAN_SWEEP },
+		{"run", SEC_RUN},      {"erase", PLAN_ERASE},
+		{"fill", PLAN_FILL},   {"precondition", PLAN_PRECONDITION},
+		{"sweep", PLAN_SWEEP},
 	};
 	int r;
 
@@ -679,8 +694,8 @@ static int plan_key(struct plan_ctx *c, const char *name, const char *v)
 	/* one name per field, so an alias cannot set a field twice */
 	{
 		static const char *const alias[][2] = {
-			{ "criterion", "steady" }, { "bs", "bssplit" },     { "metric", "metrics" },
-			{ "runtime", "time" },     { "ramp_time", "ramp" }, { "rwmixread", "rwmix" },
+			{"criterion", "steady"}, {"bs", "bssplit"},	{"metric", "metrics"},
+			{"runtime", "time"},	 {"ramp_time", "ramp"}, {"rwmixread", "rwmix"},
 		};
 
 		for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
@@ -714,7 +729,11 @@ static int plan_key(struct plan_ctx *c, const char *name, const char *v)
 int plan_parse(const char *text, const char *file, struct plan *p, char *err, size_t errlen)
 {
 	struct plan_ctx c = {
-		.p = p, .file = file ? file : "plan", .section = SEC_NONE, .err = err, .errlen = errlen,
+		.p = p,
+		.file = file ? file : "plan",
+		.section = SEC_NONE,
+		.err = err,
+		.errlen = errlen,
 	};
 	struct ini *it;
 	int r = 0, t;
@@ -751,14 +770,16 @@ int plan_parse(const char *text, const char *file, struct plan *p, char *err, si
 	if (!*p->device)
 		return plan_fail(&c, 0, "[run] device is required");
 	if (!p->nphases)
-		return plan_fail(&c, 0, "nothing to do: add [erase], [fill], [precondition] or "
-					"[sweep]");
-	if (plan_writes(p) && !*p->ident)
 		return plan_fail(&c, 0,
-				 "[run] serial (or eui64, nguid, wwn) is required: this plan writes "
-				 "to %s, and plateau only writes to a drive the plan names "
-				 "(`plateau drives` shows them)",
-				 p->device);
+				 "nothing to do: add [erase], [fill], [precondition] or "
+				 "[sweep]");
+	if (plan_writes(p) && !*p->ident)
+		return plan_fail(
+			&c, 0,
+			"[run] serial (or eui64, nguid, wwn) is required: this plan writes "
+			"to %s, and plateau only writes to a drive the plan names "
+			"(`plateau drives` shows them)",
+			p->device);
 	if (!*p->name) {
 		const char *b = strrchr(c.file, '/');
 		const char *dot;
@@ -806,11 +827,12 @@ static void plan_json_profile(json_object *o, const char *key, const struct prof
 	char bs[256];
 
 	json_object_object_add(j, "name", json_object_new_string(pr->name));
-	json_object_object_add(j, "pattern", json_object_new_string(pr->pattern == PROFILE_RANDOM
-									    ? "random"
-									    : "sequential"));
-	json_object_object_add(j, "read_pct",
-			       json_object_new_double(pr->read_share * 100.0 / PROFILE_SHARE_SCALE));
+	json_object_object_add(
+		j, "pattern",
+		json_object_new_string(pr->pattern == PROFILE_RANDOM ? "random" : "sequential"));
+	json_object_object_add(
+		j, "read_pct",
+		json_object_new_double(pr->read_share * 100.0 / PROFILE_SHARE_SCALE));
 	json_object_object_add(j, "bssplit",
 			       json_object_new_string(profile_format_bssplit(pr, bs, sizeof(bs))));
 	json_object_object_add(o, key, j);
@@ -843,8 +865,9 @@ json_object *plan_phase_object(const struct plan *p, const struct plan_phase *ph
 		json_object_object_add(o, "method",
 				       json_object_new_string(erase_method_name(ph->erase_method)));
 		json_object_object_add(o, "verify", json_object_new_boolean(ph->verify));
-		json_object_object_add(o, "deadline_s",
-				       json_object_new_int64((int64_t)(ph->deadline_ns / 1000000000ULL)));
+		json_object_object_add(
+			o, "deadline_s",
+			json_object_new_int64((int64_t)(ph->deadline_ns / 1000000000ULL)));
 		break;
 	case PLAN_FILL:
 		json_object_object_add(o, "passes", json_object_new_int((int)ph->passes));
@@ -861,12 +884,12 @@ json_object *plan_phase_object(const struct plan *p, const struct plan_phase *ph
 		json_object_object_add(o, "iodepth", json_object_new_int((int)ph->iodepth));
 		plan_phase_verdict(ph, &vp);
 		verdict_params_json(o, &vp);
-		json_object_object_add(o, "max_duration_s",
-				       json_object_new_int64(
-					       (int64_t)(ph->max_duration_ns / 1000000000ULL)));
-		json_object_object_add(o, "after_steady",
-				       json_object_new_string(ph->continue_after_steady ? "continue"
-											: "stop"));
+		json_object_object_add(
+			o, "max_duration_s",
+			json_object_new_int64((int64_t)(ph->max_duration_ns / 1000000000ULL)));
+		json_object_object_add(
+			o, "after_steady",
+			json_object_new_string(ph->continue_after_steady ? "continue" : "stop"));
 		break;
 	}
 	case PLAN_SWEEP: {

@@ -55,7 +55,7 @@ struct plan_point {
 struct plan_phase {
 	enum plan_kind kind;
 	unsigned int line; /* of the section header */
-	char name[64];     /* label: workload name, erase method, "128k x2" */
+	char name[64];	   /* label: workload name, erase method, "128k x2" */
 	/* erase */
 	enum erase_method erase_method;
 	bool verify;
@@ -85,12 +85,12 @@ struct plan_phase {
 
 struct plan {
 	char device[256];
-	char ident[96]; /* the serial / EUI64 / NGUID / WWN the plan names */
+	char ident[96];	      /* the serial / EUI64 / NGUID / WWN the plan names */
 	char ident_field[32]; /* "serial", "eui64", "nguid", "wwn" or "" */
 	char name[128];
 	uint64_t interval_ns;
-	double footprint_pct;       /* > 0: a percentage of the target */
-	uint64_t footprint_bytes;   /* else bytes (0: all) */
+	double footprint_pct;	  /* > 0: a percentage of the target */
+	uint64_t footprint_bytes; /* else bytes (0: all) */
 	uint64_t offset_bytes;
 	char database[256];
 	char hook[256];

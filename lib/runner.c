@@ -138,10 +138,10 @@ const char *runner_errmsg(const struct runner *r)
 	return r->err;
 }
 
-static int runner_store_event(struct runner *r, const char *kind, const char *data,
-			      const char *msg, int64_t *id)
+static int runner_store_event(struct runner *r, const char *kind, const char *data, const char *msg,
+			      int64_t *id)
 {
-	struct store_event sev = { 0 };
+	struct store_event sev = {0};
 	int ret;
 
 	sev.run_id = r->run_id;
@@ -158,7 +158,7 @@ static int runner_store_event(struct runner *r, const char *kind, const char *da
 static void runner_announce(struct runner *r, int64_t id, int prio, const char *kind,
 			    const char *data, const char *msg)
 {
-	struct runner_event ev = { 0 };
+	struct runner_event ev = {0};
 
 	ev.id = id;
 	ev.run_id = r->run_id;
@@ -252,7 +252,7 @@ static void runner_pending_clear(struct runner *r)
 
 static void runner_status(struct runner *r, const struct sample *smp, double progress)
 {
-	struct runner_status st = { 0 };
+	struct runner_status st = {0};
 
 	if (!r->ops || !r->ops->status)
 		return;
@@ -270,8 +270,9 @@ static void runner_status(struct runner *r, const struct sample *smp, double pro
 	st.steady = r->judged && r->evidence.steady && !r->evidence.lost;
 	st.steady_round = (int64_t)r->evidence.steady_round;
 	st.evidence = r->judged ? &r->evidence : NULL;
-	st.window = r->cur_plan && r->cur_plan->kind == PLAN_PRECONDITION ? r->cur_plan->steady.window
-									   : 0;
+	st.window = r->cur_plan && r->cur_plan->kind == PLAN_PRECONDITION
+			    ? r->cur_plan->steady.window
+			    : 0;
 	st.threads = r->cur_threads;
 	st.iodepth = r->cur_iodepth;
 	r->ops->status(r->ctx, &st);
@@ -344,7 +345,7 @@ int runner_create_run(struct store *s, const struct plan *p, const char *plan_te
 		      const struct runner_requester *who, int64_t *run_id,
 		      struct runner_created *created, char *err, size_t errlen)
 {
-	struct store_drive d = { 0 };
+	struct store_drive d = {0};
 	struct store_event ev = {.kind = RUNNER_EV_CREATED};
 	struct store_run run;
 	char by[384] = "", data[768] = "", msg[1024];
@@ -356,14 +357,18 @@ int runner_create_run(struct store *s, const struct plan *p, const char *plan_te
 
 		run.requester_uid = who->uid;
 		run.requester_pid = who->pid;
-		snprintf(run.requester_cmd, sizeof(run.requester_cmd), "%s", who->cmd ? who->cmd : "");
-		snprintf(run.requester_via, sizeof(run.requester_via), "%s", who->via ? who->via : "");
+		snprintf(run.requester_cmd, sizeof(run.requester_cmd), "%s",
+			 who->cmd ? who->cmd : "");
+		snprintf(run.requester_via, sizeof(run.requester_via), "%s",
+			 who->via ? who->via : "");
 		snprintf(by, sizeof(by), ", by uid %lld (pid %lld, %s)", (long long)who->uid,
 			 (long long)who->pid, who->via ? who->via : "?");
 		json_object_object_add(j, "uid", json_object_new_int64(who->uid));
 		json_object_object_add(j, "pid", json_object_new_int64(who->pid));
-		json_object_object_add(j, "cmd", who->cmd ? json_object_new_string(who->cmd) : NULL);
-		json_object_object_add(j, "via", who->via ? json_object_new_string(who->via) : NULL);
+		json_object_object_add(j, "cmd",
+				       who->cmd ? json_object_new_string(who->cmd) : NULL);
+		json_object_object_add(j, "via",
+				       who->via ? json_object_new_string(who->via) : NULL);
 		snprintf(data, sizeof(data), "{\"requester\":%s}",
 			 json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
 								   JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -387,7 +392,7 @@ int runner_create_run(struct store *s, const struct plan *p, const char *plan_te
 		goto rollback;
 	for (size_t i = 0; i < p->nphases; i++) {
 		const struct plan_phase *pp = &p->phases[i];
-		struct store_phase ph = { .run_id = run.id, .seq = (int)i + 1, .steady = -1 };
+		struct store_phase ph = {.run_id = run.id, .seq = (int)i + 1, .steady = -1};
 
 		snprintf(ph.kind, sizeof(ph.kind), "%s", plan_kind_name(pp->kind));
 		snprintf(ph.name, sizeof(ph.name), "%s", pp->name);
@@ -558,7 +563,7 @@ static int runner_open_guard(struct runner *r)
 		if (ret != -EBUSY || tries >= 30 || runner_stopped(r))
 			break;
 		guard_close(&r->guard);
-		nanosleep(&(struct timespec){ .tv_nsec = 100000000L }, NULL);
+		nanosleep(&(struct timespec){.tv_nsec = 100000000L}, NULL);
 	}
 	if (ret) {
 		guard_refusal(&r->guard, msg, sizeof(msg));
@@ -601,7 +606,8 @@ static void runner_erase_progress(const struct erase_progress *p, void *userdata
 		if (p->estimate_s != UINT32_MAX)
 			snprintf(est, sizeof(est), "controller estimate %u s", p->estimate_s);
 		snprintf(data, sizeof(data),
-			 "{\"method\":\"%s\",\"fraction\":%.4f,\"estimate_s\":%lld,\"elapsed_s\":%.1f,"
+			 "{\"method\":\"%s\",\"fraction\":%.4f,\"estimate_s\":%lld,\"elapsed_s\":%."
+			 "1f,"
 			 "\"resumed\":%s}",
 			 erase_method_name(p->method), p->fraction,
 			 p->estimate_s == UINT32_MAX ? -1LL : (long long)p->estimate_s,
@@ -625,7 +631,8 @@ static char *runner_erase_json(const struct erase_record *rec)
 		    *w = json_object_new_array(), *v = json_object_new_object();
 	char *ret;
 
-	json_object_object_add(o, "requested", json_object_new_string(erase_method_name(rec->requested)));
+	json_object_object_add(o, "requested",
+			       json_object_new_string(erase_method_name(rec->requested)));
 	json_object_object_add(o, "method", json_object_new_string(erase_method_name(rec->ran)));
 	json_object_object_add(o, "completed", json_object_new_boolean(rec->completed));
 	json_object_object_add(o, "resumed", json_object_new_boolean(rec->resumed));
@@ -633,12 +640,14 @@ static char *runner_erase_json(const struct erase_record *rec)
 		const struct erase_attempt *at = &rec->attempts[i];
 		json_object *j = json_object_new_object();
 
-		json_object_object_add(j, "method", json_object_new_string(erase_method_name(at->method)));
+		json_object_object_add(j, "method",
+				       json_object_new_string(erase_method_name(at->method)));
 		json_object_object_add(j, "sent", json_object_new_boolean(at->sent));
 		json_object_object_add(j, "ok", json_object_new_boolean(at->err == 0));
 		json_object_object_add(j, "message", json_object_new_string(at->msg));
 		if (at->nvme_status)
-			json_object_object_add(j, "nvme_status", json_object_new_int(at->nvme_status));
+			json_object_object_add(j, "nvme_status",
+					       json_object_new_int(at->nvme_status));
 		json_object_array_add(a, j);
 	}
 	json_object_object_add(o, "attempts", a);
@@ -651,10 +660,13 @@ static char *runner_erase_json(const struct erase_record *rec)
 	json_object_object_add(v, "ranges", json_object_new_int((int)rec->verify.ranges));
 	json_object_object_add(v, "ranges_zero", json_object_new_int((int)rec->verify.ranges_zero));
 	json_object_object_add(v, "ranges_ones", json_object_new_int((int)rec->verify.ranges_ones));
-	json_object_object_add(v, "ranges_other", json_object_new_int((int)rec->verify.ranges_other));
-	json_object_object_add(v, "bytes_read", json_object_new_int64((int64_t)rec->verify.bytes_read));
+	json_object_object_add(v, "ranges_other",
+			       json_object_new_int((int)rec->verify.ranges_other));
+	json_object_object_add(v, "bytes_read",
+			       json_object_new_int64((int64_t)rec->verify.bytes_read));
 	json_object_object_add(o, "verify", v);
-	json_object_object_add(o, "elapsed_s", json_object_new_double((double)rec->elapsed_ns / 1e9));
+	json_object_object_add(o, "elapsed_s",
+			       json_object_new_double((double)rec->elapsed_ns / 1e9));
 	if (rec->err)
 		json_object_object_add(o, "error", json_object_new_string(rec->msg));
 	ret = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
@@ -690,8 +702,7 @@ static int runner_erase(struct runner *r, struct store_phase *p, const struct pl
 				     "a sanitize found in progress after the restart completed");
 	}
 	if (ret == -ENOENT) {
-		ret = runner_check_target(r, pp->erase_method != ERASE_NONE,
-					  r->guard.erase_all_ns);
+		ret = runner_check_target(r, pp->erase_method != ERASE_NONE, r->guard.erase_all_ns);
 		if (ret) {
 			memset(&rec, 0, sizeof(rec));
 			rec.requested = pp->erase_method;
@@ -859,7 +870,7 @@ static int runner_fill_sample(void *ctx, const struct sample *s, const struct en
 
 static int runner_fill(struct runner *r, struct store_phase *p, const struct plan_phase *pp)
 {
-	struct engine_job job = { 0 };
+	struct engine_job job = {0};
 	struct engine_result *res;
 	int64_t last;
 	int ret;
@@ -961,8 +972,8 @@ static int runner_judge(struct runner *r, const struct plan_phase *pp, int64_t s
 				       &pp->steady, res, &all);
 		if (ret) {
 			/* a round with a value the math rejects (NaN, negative) */
-			runner_fail(r, ret, "round %zu: steady-state judgement failed (%s)", r->rounds,
-				    strerror(-ret));
+			runner_fail(r, ret, "round %zu: steady-state judgement failed (%s)",
+				    r->rounds, strerror(-ret));
 			return -1;
 		}
 		r->evidence = res[0];
@@ -1084,11 +1095,10 @@ static int runner_load_round(void *ctx, const struct sample *s)
 	return runner_append_round(c->r, c->pp, s);
 }
 
-static int runner_precondition(struct runner *r, struct store_phase *p,
-			       const struct plan_phase *pp)
+static int runner_precondition(struct runner *r, struct store_phase *p, const struct plan_phase *pp)
 {
-	struct runner_load_ctx lc = { .r = r, .pp = pp };
-	struct engine_job job = { 0 };
+	struct runner_load_ctx lc = {.r = r, .pp = pp};
+	struct engine_job job = {0};
 	struct engine_result *res;
 	int64_t last;
 	int ret;
@@ -1220,7 +1230,7 @@ static int runner_abort_point(struct runner *r, struct store_phase *p, int point
 
 static int runner_sweep(struct runner *r, struct store_phase *p, const struct plan_phase *pp)
 {
-	struct runner_points_ctx pc = { 0 };
+	struct runner_points_ctx pc = {0};
 	struct engine_result *res;
 	int ret;
 
@@ -1231,8 +1241,8 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 	if (!res)
 		return -ENOMEM;
 	for (size_t i = 0; i < pp->npoints; i++) {
-		struct engine_job job = { 0 };
-		struct store_point pt = { 0 };
+		struct engine_job job = {0};
+		struct store_point pt = {0};
 		int64_t last, evid = 0;
 		char msg[256];
 
@@ -1294,7 +1304,8 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 		    (ret = store_phase_update(r->s, r->cur)) ||
 		    (ret = runner_store_event(r, RUNNER_EV_POINT, NULL, msg, &evid)) ||
 		    (ret = store_commit(r->s))) {
-			ret = runner_fail(r, ret, "storing point %d: %s", pt.seq, store_errmsg(r->s));
+			ret = runner_fail(r, ret, "storing point %d: %s", pt.seq,
+					  store_errmsg(r->s));
 			(void)store_rollback(r->s);
 			r->cur->rounds = (int64_t)i;
 			r->rounds = i;
@@ -1345,7 +1356,8 @@ static int runner_phase(struct runner *r, struct store_phase *p, const struct pl
 	/* rounds and the verdict are the phase's own */
 	r->rounds = 0;
 	r->judged = false;
-	if (pp->kind != PLAN_ERASE && (ret = runner_check_target(r, runner_phase_writes(pp), false)))
+	if (pp->kind != PLAN_ERASE &&
+	    (ret = runner_check_target(r, runner_phase_writes(pp), false)))
 		return ret;
 	if ((ret = runner_set_run_state(r, runner_state_for(pp->kind), NULL)))
 		return ret;
@@ -1426,11 +1438,11 @@ static void runner_record_end(struct runner *r, struct store_phase *p, const cha
 		runner_announce(r, id, runner_prio(kind), kind, NULL, msg);
 		return;
 	}
-	snprintf(why, sizeof(why), "%s; the database cannot record it yet (%s): retrying",
-		 msg, store_errmsg(r->s));
+	snprintf(why, sizeof(why), "%s; the database cannot record it yet (%s): retrying", msg,
+		 store_errmsg(r->s));
 	runner_announce(r, 0, runner_prio(kind), kind, NULL, why);
 	while (atomic_load(&r->nstops) == stops) {
-		nanosleep(&(struct timespec){ .tv_sec = RUNNER_END_RETRY_NS / 1000000000LL }, NULL);
+		nanosleep(&(struct timespec){.tv_sec = RUNNER_END_RETRY_NS / 1000000000LL}, NULL);
 		if (!runner_store_end(r, p, state, error, kind, msg, &id))
 			return;
 	}

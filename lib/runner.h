@@ -85,8 +85,8 @@ const struct runner_event_kind *runner_event_kind(const char *kind);
 struct runner_event {
 	int64_t id; /* events row */
 	int64_t run_id;
-	int64_t phase_id;  /* 0: the run as a whole */
-	int phase_seq;     /* 0: none */
+	int64_t phase_id; /* 0: the run as a whole */
+	int phase_seq;	  /* 0: none */
 	const char *phase_kind;
 	const char *kind;
 	const char *message;
@@ -107,9 +107,9 @@ struct runner_status {
 	const char *phase_kind;
 	const char *phase_name;
 	const struct sample *sample; /* NULL for progress-only updates */
-	int64_t rounds;              /* full samples of the phase so far */
-	double progress;             /* 0..1, -1 unknown */
-	bool steady;                 /* the latest judgement */
+	int64_t rounds;		     /* full samples of the phase so far */
+	double progress;	     /* 0..1, -1 unknown */
+	bool steady;		     /* the latest judgement */
 	int64_t steady_round;
 	const struct steady_result *evidence; /* NULL when not judged */
 	unsigned int window;

@@ -4,7 +4,7 @@
 
 #include "sample.h"
 
-const double sample_pcts[SAMPLE_NPCT] = { 50.0, 90.0, 99.0, 99.9, 99.99 };
+const double sample_pcts[SAMPLE_NPCT] = {50.0, 90.0, 99.0, 99.9, 99.99};
 
 static void sample_stats_from(struct sample_stats *st, const struct hist *h, uint64_t bytes)
 {
@@ -40,12 +40,12 @@ static const struct {
 	const char *name;
 	const char *unit;
 } sample_metrics[SAMPLE_METRIC_N] = {
-	[SAMPLE_METRIC_IOPS] = { "iops", "IOPS" },
-	[SAMPLE_METRIC_BW] = { "bw", "MB/s" },
-	[SAMPLE_METRIC_LAT] = { "lat", "us" },
-	[SAMPLE_METRIC_LAT_MAX] = { "lat-max", "us" },
-	[SAMPLE_METRIC_LAT_STDDEV] = { "lat-stddev", "us" },
-	[SAMPLE_METRIC_P99] = { "p99", "us" },
+	[SAMPLE_METRIC_IOPS] = {"iops", "IOPS"},
+	[SAMPLE_METRIC_BW] = {"bw", "MB/s"},
+	[SAMPLE_METRIC_LAT] = {"lat", "us"},
+	[SAMPLE_METRIC_LAT_MAX] = {"lat-max", "us"},
+	[SAMPLE_METRIC_LAT_STDDEV] = {"lat-stddev", "us"},
+	[SAMPLE_METRIC_P99] = {"p99", "us"},
 };
 
 int sample_metric_parse(const char *name)

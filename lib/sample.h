@@ -34,13 +34,13 @@ struct sample_stats {
 };
 
 struct sample {
-	int64_t seq;      /* 1-based round number within its phase */
+	int64_t seq;	  /* 1-based round number within its phase */
 	int64_t start_ns; /* interval bounds, CLOCK_REALTIME ns */
 	int64_t end_ns;
 	uint64_t errors; /* I/O errors in the interval */
-	bool partial;    /* cut short: not a round of the steady-state judgement */
-	int point;       /* a sweep's load point (1-based); 0: none or not recorded */
-	bool aborted;    /* its point's measurement was interrupted (schema 4) */
+	bool partial;	 /* cut short: not a round of the steady-state judgement */
+	int point;	 /* a sweep's load point (1-based); 0: none or not recorded */
+	bool aborted;	 /* its point's measurement was interrupted (schema 4) */
 	struct sample_stats st[SAMPLE_NDIRS];
 	/* merged histograms per direction (read, write); may be NULL when a
 	 * sample is read back without them */
@@ -60,12 +60,12 @@ void sample_summarize(struct sample *s, const struct hist *rd, uint64_t rd_bytes
 
 /* Tracking metrics, as the CLI and the plans name them. */
 enum sample_metric {
-	SAMPLE_METRIC_IOPS,       /* "iops": reads + writes per second */
-	SAMPLE_METRIC_BW,         /* "bw": MB/s, 10^6 bytes per second */
-	SAMPLE_METRIC_LAT,        /* "lat": mean latency of all I/O, us */
-	SAMPLE_METRIC_LAT_MAX,    /* "lat-max": worst latency, us */
+	SAMPLE_METRIC_IOPS,	  /* "iops": reads + writes per second */
+	SAMPLE_METRIC_BW,	  /* "bw": MB/s, 10^6 bytes per second */
+	SAMPLE_METRIC_LAT,	  /* "lat": mean latency of all I/O, us */
+	SAMPLE_METRIC_LAT_MAX,	  /* "lat-max": worst latency, us */
 	SAMPLE_METRIC_LAT_STDDEV, /* "lat-stddev": us */
-	SAMPLE_METRIC_P99,        /* "p99": 99th percentile of all I/O, us */
+	SAMPLE_METRIC_P99,	  /* "p99": 99th percentile of all I/O, us */
 	SAMPLE_METRIC_N,
 };
 

@@ -42,12 +42,11 @@ struct store {
 
 /* 11 statistics per direction, in the order of struct sample_stats */
 static const char *const store_stat_cols[] = {
-	"ios",          "bytes",        "lat_mean_ns",  "lat_stddev_ns",
-	"lat_min_ns",   "lat_max_ns",   "lat_p50_ns",   "lat_p90_ns",
-	"lat_p99_ns",   "lat_p999_ns",  "lat_p9999_ns",
+	"ios",	      "bytes",	    "lat_mean_ns", "lat_stddev_ns", "lat_min_ns",   "lat_max_ns",
+	"lat_p50_ns", "lat_p90_ns", "lat_p99_ns",  "lat_p999_ns",   "lat_p9999_ns",
 };
 #define STORE_NSTAT 11
-static const char store_dir_prefix[SAMPLE_NDIRS] = { 'r', 'w', 'a' };
+static const char store_dir_prefix[SAMPLE_NDIRS] = {'r', 'w', 'a'};
 
 static int store_fail(struct store *s, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -187,7 +186,8 @@ int store_file_version(const char *path)
 	rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
-	v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : (store_errno(rc) ? store_errno(rc) : -EIO);
+	v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0)
+			     : (store_errno(rc) ? store_errno(rc) : -EIO);
 	sqlite3_finalize(st);
 	sqlite3_close_v2(db);
 	return v;
@@ -210,7 +210,8 @@ static int store_migrate(struct store *s, int from)
 		char sql[64];
 
 		if (v != (int)i + 1)
-			return store_fail(s, -EINVAL, "schema file %s out of sequence (expected %03zu-*)",
+			return store_fail(s, -EINVAL,
+					  "schema file %s out of sequence (expected %03zu-*)",
 					  f->name, i + 1);
 		if (v <= from)
 			continue;
@@ -278,7 +279,8 @@ int store_open(const char *path, unsigned int flags, struct store **ret, char *e
 		oflags |= SQLITE_OPEN_CREATE;
 	/* the CLI reads from one thread; the daemon's handles move between threads */
 	rc = sqlite3_open_v2(path, &s->db,
-			     oflags | (s->rdonly ? SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_FULLMUTEX), NULL);
+			     oflags | (s->rdonly ? SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_FULLMUTEX),
+			     NULL);
 	if (rc != SQLITE_OK) {
 		int sys = s->db ? sqlite3_system_errno(s->db) : 0;
 
@@ -301,11 +303,12 @@ int store_open(const char *path, unsigned int flags, struct store **ret, char *e
 		else if (s->rdonly && (r == -EACCES || r == -ENOENT))
 			/* WAL readers need the -wal and -shm files, which a reader
 			 * without write access to the directory cannot create */
-			store_fail(s, r,
-				   "%s: cannot read it: its -wal/-shm files are missing and this user "
-				   "cannot create them (start plateaud, or read as the database's "
-				   "owner)",
-				   path);
+			store_fail(
+				s, r,
+				"%s: cannot read it: its -wal/-shm files are missing and this user "
+				"cannot create them (start plateaud, or read as the database's "
+				"owner)",
+				path);
 		goto fail;
 	}
 	if ((r = store_pragma_int(s, "application_id", &app_id)))
@@ -323,8 +326,8 @@ int store_open(const char *path, unsigned int flags, struct store **ret, char *e
 		}
 	}
 	if ((version > 0 || ntables > 0) && app_id != STORE_APP_ID) {
-		r = store_fail(s, -EBADMSG, "%s: not a plateau database (application_id %#llx)", path,
-			       (unsigned long long)app_id);
+		r = store_fail(s, -EBADMSG, "%s: not a plateau database (application_id %#llx)",
+			       path, (unsigned long long)app_id);
 		goto fail;
 	}
 	if (version > latest) {
@@ -336,10 +339,11 @@ int store_open(const char *path, unsigned int flags, struct store **ret, char *e
 	}
 	if (s->rdonly) {
 		if (version < latest) {
-			r = store_fail(s, -EPROTO,
-				       "%s: database schema version %lld is older than this plateau's "
-				       "%d; `plateau migrate --db %s` (or starting plateaud) upgrades it",
-				       path, (long long)version, latest, path);
+			r = store_fail(
+				s, -EPROTO,
+				"%s: database schema version %lld is older than this plateau's "
+				"%d; `plateau migrate --db %s` (or starting plateaud) upgrades it",
+				path, (long long)version, latest, path);
 			goto fail;
 		}
 		/* query_only: a read-only handle can never write, even by mistake */
@@ -358,8 +362,9 @@ int store_open(const char *path, unsigned int flags, struct store **ret, char *e
 		 * that may not create files in the directory can still open it */
 		(void)sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
 		if ((r = store_exec(s, "PRAGMA journal_mode = WAL")) ||
-		    (r = store_exec(s, sync && !strcmp(sync, "normal") ? "PRAGMA synchronous = NORMAL"
-								       : "PRAGMA synchronous = FULL")) ||
+		    (r = store_exec(s, sync && !strcmp(sync, "normal")
+					       ? "PRAGMA synchronous = NORMAL"
+					       : "PRAGMA synchronous = FULL")) ||
 		    (r = store_exec(s, "PRAGMA foreign_keys = ON")) ||
 		    (r = store_migrate(s, (int)version)))
 			goto fail;
@@ -408,7 +413,8 @@ static int store_stmt(struct store *s, enum store_stmt_id id, const char *sql, s
 	int rc;
 
 	if (!s->stmt[id]) {
-		rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[id], NULL);
+		rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[id],
+					NULL);
 		if (rc != SQLITE_OK)
 			return store_sqlfail(s, rc, "prepare");
 	}
@@ -460,8 +466,8 @@ static void store_bind_text_or_null(sqlite3_stmt *st, int i, const char *t)
 
 /* --- drives --- */
 
-#define DRIVE_COLS                                                                                 \
-	"id, kind, path, model, serial, firmware, eui64, nguid, wwn, capacity_bytes, lba_bytes, "  \
+#define DRIVE_COLS                                                                                \
+	"id, kind, path, model, serial, firmware, eui64, nguid, wwn, capacity_bytes, lba_bytes, " \
 	"first_seen_ns"
 
 static int store_drive_row(struct store *s, sqlite3_stmt *st, int c, struct store_drive *d)
@@ -482,8 +488,9 @@ static int store_drive_row(struct store *s, sqlite3_stmt *st, int c, struct stor
 	lba = sqlite3_column_int64(st, c + 10);
 	d->first_seen_ns = sqlite3_column_int64(st, c + 11);
 	if (cap < 0 || lba <= 0 || lba > (1 << 24))
-		return store_fail(s, -EBADMSG, "%s: drives row %lld: capacity %lld / block size %lld",
-				  s->path, (long long)d->id, (long long)cap, (long long)lba);
+		return store_fail(s, -EBADMSG,
+				  "%s: drives row %lld: capacity %lld / block size %lld", s->path,
+				  (long long)d->id, (long long)cap, (long long)lba);
 	d->capacity_bytes = (uint64_t)cap;
 	d->lba_bytes = (uint32_t)lba;
 	return 0;
@@ -503,7 +510,8 @@ struct json_object *store_drive_json(const struct store_drive *d)
 	json_object_object_add(o, "eui64", json_object_new_string(d->eui64));
 	json_object_object_add(o, "nguid", json_object_new_string(d->nguid));
 	json_object_object_add(o, "wwn", json_object_new_string(d->wwn));
-	json_object_object_add(o, "capacity_bytes", json_object_new_int64((int64_t)d->capacity_bytes));
+	json_object_object_add(o, "capacity_bytes",
+			       json_object_new_int64((int64_t)d->capacity_bytes));
 	json_object_object_add(o, "lba_bytes", json_object_new_int64(d->lba_bytes));
 	return o;
 }
@@ -558,7 +566,7 @@ int store_drive_upsert(struct store *s, struct store_drive *d)
 
 /* --- runs --- */
 
-static const char *const store_run_states[] = { STORE_RUN_STATES };
+static const char *const store_run_states[] = {STORE_RUN_STATES};
 
 bool store_run_state_valid(const char *state)
 {
@@ -669,13 +677,14 @@ int store_run_set_state(struct store *s, int64_t run_id, const char *state, cons
 
 	if (!store_run_state_valid(state))
 		return store_fail(s, -EINVAL, "invalid run state '%s'", state ? state : "(null)");
-	ret = store_stmt(s, ST_RUN_STATE,
-			 "UPDATE runs SET state = ?2, "
-			 "started_ns = CASE WHEN started_ns IS NULL AND ?2 != 'queued' THEN ?3 "
-			 "ELSE started_ns END, "
-			 "ended_ns = CASE WHEN ?2 IN ('done', 'failed', 'stopped') THEN ?3 ELSE NULL "
-			 "END, error = ?4 WHERE id = ?1",
-			 &st);
+	ret = store_stmt(
+		s, ST_RUN_STATE,
+		"UPDATE runs SET state = ?2, "
+		"started_ns = CASE WHEN started_ns IS NULL AND ?2 != 'queued' THEN ?3 "
+		"ELSE started_ns END, "
+		"ended_ns = CASE WHEN ?2 IN ('done', 'failed', 'stopped') THEN ?3 ELSE NULL "
+		"END, error = ?4 WHERE id = ?1",
+		&st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -688,10 +697,10 @@ int store_run_set_state(struct store *s, int64_t run_id, const char *state, cons
 	return ret;
 }
 
-#define RUN_COLS                                                                                   \
-	"r.id, r.drive_id, r.name, r.plan, r.state, r.created_ns, r.started_ns, r.ended_ns, "      \
-	"r.host, r.version, r.error, d.id, d.kind, d.path, d.model, d.serial, d.firmware, "        \
-	"d.eui64, d.nguid, d.wwn, d.capacity_bytes, d.lba_bytes, d.first_seen_ns, "                \
+#define RUN_COLS                                                                              \
+	"r.id, r.drive_id, r.name, r.plan, r.state, r.created_ns, r.started_ns, r.ended_ns, " \
+	"r.host, r.version, r.error, d.id, d.kind, d.path, d.model, d.serial, d.firmware, "   \
+	"d.eui64, d.nguid, d.wwn, d.capacity_bytes, d.lba_bytes, d.first_seen_ns, "           \
 	"r.requester_uid, r.requester_pid, r.requester_cmd, r.requester_via"
 #define RUN_COL_REQUESTER 23
 
@@ -707,10 +716,10 @@ static int store_requester_int(struct store *s, sqlite3_stmt *st, int col, const
 	if (type == SQLITE_NULL)
 		return 0;
 	if (type != SQLITE_INTEGER)
-		return store_fail(s, -EBADMSG,
-				  "%s: runs row %lld: requester_%s '%s' is not a %s (NULL: unknown)",
-				  s->path, (long long)run_id, what,
-				  (const char *)sqlite3_column_text(st, col), what);
+		return store_fail(
+			s, -EBADMSG,
+			"%s: runs row %lld: requester_%s '%s' is not a %s (NULL: unknown)", s->path,
+			(long long)run_id, what, (const char *)sqlite3_column_text(st, col), what);
 	x = sqlite3_column_int64(st, col);
 	if (x < lo || x > hi)
 		return store_fail(s, -EBADMSG,
@@ -840,9 +849,9 @@ int store_runs_foreach(struct store *s, const struct store_run_filter *f,
 
 /* --- phases --- */
 
-static const char *const store_phase_kinds[] = { "erase", "fill", "precondition", "sweep" };
-static const char *const store_phase_states[] = { "pending", "running", "done",
-						  "failed",  "stopped", "skipped" };
+static const char *const store_phase_kinds[] = {"erase", "fill", "precondition", "sweep"};
+static const char *const store_phase_states[] = {"pending", "running", "done",
+						 "failed",  "stopped", "skipped"};
 
 static bool store_in(const char *v, const char *const *set, size_t n)
 {
@@ -929,8 +938,8 @@ int store_phase_update(struct store *s, const struct store_phase *p)
 	return ret;
 }
 
-#define PHASE_COLS                                                                                 \
-	"id, run_id, seq, kind, name, params, state, started_ns, ended_ns, progress_bytes, "       \
+#define PHASE_COLS                                                                           \
+	"id, run_id, seq, kind, name, params, state, started_ns, ended_ns, progress_bytes, " \
 	"total_bytes, rounds, steady, steady_round, result"
 
 static int store_phase_row(struct store *s, sqlite3_stmt *st, struct store_phase *p)
@@ -951,8 +960,9 @@ static int store_phase_row(struct store *s, sqlite3_stmt *st, struct store_phase
 	p->rounds = sqlite3_column_int64(st, 11);
 	p->steady = sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 12);
 	p->steady_round = sqlite3_column_int64(st, 13);
-	if (!store_in(p->kind, store_phase_kinds, 4) || !store_in(p->state, store_phase_states, 6) ||
-	    prog < 0 || total < 0 || p->rounds < 0 || p->steady > 1)
+	if (!store_in(p->kind, store_phase_kinds, 4) ||
+	    !store_in(p->state, store_phase_states, 6) || prog < 0 || total < 0 || p->rounds < 0 ||
+	    p->steady > 1)
 		return store_fail(s, -EBADMSG,
 				  "%s: phases row %lld: kind '%s', state '%s', progress %lld/%lld, "
 				  "rounds %lld do not make sense",
@@ -1072,8 +1082,8 @@ static int store_bind_hists(struct store *s, sqlite3_stmt *st, int first, const 
 static int store_check_sample(struct store *s, const struct sample *smp, const char *what)
 {
 	if (smp->seq < 1 || smp->end_ns <= smp->start_ns)
-		return store_fail(s, -EINVAL, "%s %lld: seq must be >= 1 and end after start",
-				  what, (long long)smp->seq);
+		return store_fail(s, -EINVAL, "%s %lld: seq must be >= 1 and end after start", what,
+				  (long long)smp->seq);
 	return 0;
 }
 
@@ -1086,12 +1096,16 @@ int store_sample_insert(struct store *s, int64_t phase_id, const struct sample *
 	if ((ret = store_check_sample(s, smp, "sample")))
 		return ret;
 	if (!s->stmt[ST_SAMPLE_INSERT])
-		snprintf(sql, sizeof(sql),
-			 "INSERT INTO samples (phase_id, seq, start_ns, end_ns, errors, %s, r_hist, "
-			 "w_hist, partial, point) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-			 "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, "
-			 "?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42)",
-			 store_stat_col_list());
+		snprintf(
+			sql, sizeof(sql),
+			"INSERT INTO samples (phase_id, seq, start_ns, end_ns, errors, %s, r_hist, "
+			"w_hist, partial, point) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+			"?11, "
+			"?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
+			"?26, "
+			"?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, "
+			"?41, ?42)",
+			store_stat_col_list());
 	ret = store_stmt(s, ST_SAMPLE_INSERT, sql, &st);
 	if (ret)
 		return ret;
@@ -1120,7 +1134,8 @@ int store_point_insert(struct store *s, int64_t phase_id, const struct store_poi
 	if ((ret = store_check_sample(s, &pt->smp, "point")))
 		return ret;
 	if (!pt->threads || !pt->iodepth)
-		return store_fail(s, -EINVAL, "point %d: threads and iodepth must be >= 1", pt->seq);
+		return store_fail(s, -EINVAL, "point %d: threads and iodepth must be >= 1",
+				  pt->seq);
 	if (!s->stmt[ST_POINT_INSERT])
 		snprintf(sql, sizeof(sql),
 			 "INSERT INTO points (phase_id, seq, threads, iodepth, start_ns, end_ns, "
@@ -1186,8 +1201,9 @@ static int store_sample_row(struct store *s, sqlite3_stmt *st, int c, struct sam
 		}
 		if (!isfinite(x->lat_mean_ns) || x->lat_mean_ns < 0 ||
 		    !isfinite(x->lat_stddev_ns) || x->lat_stddev_ns < 0)
-			return store_fail(s, -EBADMSG, "%s: %s %lld: %c_ latency mean/stddev invalid",
-					  s->path, what, (long long)key, store_dir_prefix[d]);
+			return store_fail(s, -EBADMSG,
+					  "%s: %s %lld: %c_ latency mean/stddev invalid", s->path,
+					  what, (long long)key, store_dir_prefix[d]);
 		x->ios = (uint64_t)v[0];
 		x->bytes = (uint64_t)v[1];
 		x->lat_min_ns = (uint64_t)v[4];
@@ -1211,11 +1227,12 @@ static int store_sample_row(struct store *s, sqlite3_stmt *st, int c, struct sam
 					  s->path, what, (long long)key, d ? "write" : "read",
 					  r == -EPROTONOSUPPORT ? "unknown format" : "bad data");
 		if (hist_count(&hists->h[d]) != smp->st[d].ios)
-			return store_fail(s, -EBADMSG,
-					  "%s: %s %lld: %s histogram holds %llu I/Os, row says %llu",
-					  s->path, what, (long long)key, d ? "write" : "read",
-					  (unsigned long long)hist_count(&hists->h[d]),
-					  (unsigned long long)smp->st[d].ios);
+			return store_fail(
+				s, -EBADMSG,
+				"%s: %s %lld: %s histogram holds %llu I/Os, row says %llu", s->path,
+				what, (long long)key, d ? "write" : "read",
+				(unsigned long long)hist_count(&hists->h[d]),
+				(unsigned long long)smp->st[d].ios);
 		smp->hist[d] = &hists->h[d];
 	}
 	return 0;
@@ -1226,7 +1243,8 @@ int store_sample_last_seq(struct store *s, int64_t phase_id, int64_t *seq)
 	sqlite3_stmt *st;
 	int rc, ret;
 
-	ret = store_prepare(s, "SELECT coalesce(max(seq), 0) FROM samples WHERE phase_id = ?1", &st);
+	ret = store_prepare(s, "SELECT coalesce(max(seq), 0) FROM samples WHERE phase_id = ?1",
+			    &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, phase_id);
@@ -1261,8 +1279,10 @@ int store_samples_abort_point(struct store *s, int64_t phase_id, int point)
 	sqlite3_stmt *st;
 	int rc, ret;
 
-	ret = store_prepare(s, "UPDATE samples SET aborted = 1 WHERE phase_id = ?1 AND point = ?2 "
-			       "AND aborted = 0", &st);
+	ret = store_prepare(s,
+			    "UPDATE samples SET aborted = 1 WHERE phase_id = ?1 AND point = ?2 "
+			    "AND aborted = 0",
+			    &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, phase_id);
@@ -1300,8 +1320,8 @@ int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, u
 	sqlite3_bind_int64(st, 2, from_seq);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int ncol = sqlite3_column_count(st);
-		struct sample smp = { .seq = sqlite3_column_int64(st, 0),
-				      .partial = sqlite3_column_int(st, 1) != 0 };
+		struct sample smp = {.seq = sqlite3_column_int64(st, 0),
+				     .partial = sqlite3_column_int(st, 1) != 0};
 		int64_t point = sqlite3_column_int64(st, ncol - 2);
 
 		if (point < 0 || point > INT32_MAX) {
@@ -1348,7 +1368,7 @@ int store_points_foreach(struct store *s, int64_t phase_id, unsigned int flags,
 	}
 	sqlite3_bind_int64(st, 1, phase_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_point pt = { .seq = sqlite3_column_int(st, 0) };
+		struct store_point pt = {.seq = sqlite3_column_int(st, 0)};
 		int64_t t = sqlite3_column_int64(st, 1), q = sqlite3_column_int64(st, 2);
 
 		if (t < 1 || q < 1 || t > 65536 || q > 65536) {
@@ -1372,8 +1392,7 @@ int store_points_foreach(struct store *s, int64_t phase_id, unsigned int flags,
 	return ret;
 }
 
-int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double **vals,
-		 size_t *n)
+int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double **vals, size_t *n)
 {
 	/* Only the columns the metric needs, computed in C from the row. */
 	static const char *const cols[SAMPLE_METRIC_N] = {
@@ -1392,10 +1411,11 @@ int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double
 
 	if ((unsigned int)m >= SAMPLE_METRIC_N)
 		return store_fail(s, -EINVAL, "unknown metric");
-	snprintf(sql, sizeof(sql),
-		 "SELECT seq, start_ns, end_ns, %s FROM samples WHERE phase_id = ?1 AND partial = 0 "
-		 "AND aborted = 0 ORDER BY seq",
-		 cols[m]);
+	snprintf(
+		sql, sizeof(sql),
+		"SELECT seq, start_ns, end_ns, %s FROM samples WHERE phase_id = ?1 AND partial = 0 "
+		"AND aborted = 0 ORDER BY seq",
+		cols[m]);
 	ret = store_prepare(s, sql, &st);
 	if (ret)
 		return ret;
@@ -1406,9 +1426,9 @@ int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double
 		double x = sqlite3_column_double(st, 3), secs = (double)(t1 - t0) / 1e9;
 
 		if (t1 <= t0 || !isfinite(x) || x < 0) {
-			ret = store_fail(s, -EBADMSG, "%s: sample %lld: %s",
-					 s->path, (long long)seq,
-					 t1 <= t0 ? "end not after start" : "negative or non-finite value");
+			ret = store_fail(
+				s, -EBADMSG, "%s: sample %lld: %s", s->path, (long long)seq,
+				t1 <= t0 ? "end not after start" : "negative or non-finite value");
 			break;
 		}
 		if (cnt == cap) {
@@ -1483,10 +1503,11 @@ int store_events_foreach(struct store *s, int64_t run_id, const char *kind, int6
 	sqlite3_stmt *st;
 	int rc, ret;
 
-	ret = store_prepare(s,
-			    "SELECT id, run_id, phase_id, time_ns, kind, message, data FROM events "
-			    "WHERE run_id = ?1 AND (?2 IS NULL OR kind = ?2) AND id > ?3 ORDER BY id",
-			    &st);
+	ret = store_prepare(
+		s,
+		"SELECT id, run_id, phase_id, time_ns, kind, message, data FROM events "
+		"WHERE run_id = ?1 AND (?2 IS NULL OR kind = ?2) AND id > ?3 ORDER BY id",
+		&st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -1504,8 +1525,9 @@ int store_events_foreach(struct store *s, int64_t run_id, const char *kind, int6
 		};
 
 		if (!ev.kind || !ev.message) {
-			ret = store_fail(s, -EBADMSG, "%s: events row %lld: missing kind or message",
-					 s->path, (long long)ev.id);
+			ret = store_fail(s, -EBADMSG,
+					 "%s: events row %lld: missing kind or message", s->path,
+					 (long long)ev.id);
 			break;
 		}
 		ret = cb(ctx, &ev);

@@ -179,12 +179,12 @@ struct json_object *store_drive_json(const struct store_drive *d);
 int store_drive_upsert(struct store *s, struct store_drive *d);
 
 /* --- runs --- */
-#define STORE_RUN_STATES                                                                         \
+#define STORE_RUN_STATES \
 	"queued", "erasing", "filling", "preconditioning", "sweeping", "done", "failed", "stopped"
 
 /* requester_via: how the run was asked for */
-#define STORE_VIA_DAEMON "plateaud"    /* a client asked plateaud over its socket */
-#define STORE_VIA_CLI    "plateau run" /* the CLI ran it in the foreground */
+#define STORE_VIA_DAEMON "plateaud" /* a client asked plateaud over its socket */
+#define STORE_VIA_CLI "plateau run" /* the CLI ran it in the foreground */
 
 /*
  * The requester (schema 3) is an audit record: who asked for the run.  Each
@@ -210,11 +210,11 @@ struct store_run {
 	int64_t ended_ns;   /* 0: not yet */
 	char host[128];
 	char version[32];
-	char *error; /* owned, may be NULL */
-	int64_t requester_uid;  /* -1: unknown; else 0..4294967294 */
-	int64_t requester_pid;  /* -1: unknown; else >= 1 */
+	char *error;		 /* owned, may be NULL */
+	int64_t requester_uid;	 /* -1: unknown; else 0..4294967294 */
+	int64_t requester_pid;	 /* -1: unknown; else >= 1 */
 	char requester_cmd[256]; /* "": unknown; the command line, args joined by blanks */
-	char requester_via[16];  /* "": unknown; STORE_VIA_DAEMON or STORE_VIA_CLI */
+	char requester_via[16];	 /* "": unknown; STORE_VIA_DAEMON or STORE_VIA_CLI */
 	struct store_drive drive;
 };
 
@@ -318,9 +318,9 @@ struct store_phase {
 	int64_t id;
 	int64_t run_id;
 	int seq;
-	char kind[16];  /* erase, fill, precondition, sweep */
+	char kind[16]; /* erase, fill, precondition, sweep */
 	char name[64];
-	char *params;   /* owned JSON */
+	char *params;	/* owned JSON */
 	char state[16]; /* pending running done failed stopped skipped */
 	int64_t started_ns;
 	int64_t ended_ns;
@@ -447,8 +447,7 @@ int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, u
  *
  * Return: 0 or -errno.
  */
-int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double **vals,
-		 size_t *n);
+int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double **vals, size_t *n);
 
 struct store_point {
 	int seq;

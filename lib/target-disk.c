@@ -26,7 +26,7 @@
 int target_storage_keys(const struct target_identity *id, char keys[][TARGET_KEY_LEN],
 			char labels[][TARGET_NAME_LEN], size_t max)
 {
-	struct target_loops loops = { 0 };
+	struct target_loops loops = {0};
 	struct target_inuse u;
 	size_t n = 0;
 	dev_t cur;
@@ -125,9 +125,11 @@ static int disks_of(const struct target_loops *loops, dev_t d, struct disk_set *
 	}
 	/* a partition: its disk is the directory above */
 	if (target_read_attrf(buf, sizeof(buf), "%s/partition", p) > 0 &&
-	    target_read_attrf(buf, sizeof(buf), "%s/../dev", p) > 0 && !target_parse_devnum(buf, &sd))
+	    target_read_attrf(buf, sizeof(buf), "%s/../dev", p) > 0 &&
+	    !target_parse_devnum(buf, &sd))
 		return disks_of(loops, sd, s, depth + 1);
-	if (target_fmt(p, sizeof(p), "%s/dev/block/%u:%u/slaves", TARGET_SYS_ROOT, major(d), minor(d)) < 0)
+	if (target_fmt(p, sizeof(p), "%s/dev/block/%u:%u/slaves", TARGET_SYS_ROOT, major(d),
+		       minor(d)) < 0)
 		return -ENAMETOOLONG;
 	dir = opendir(p);
 	while (dir && (de = readdir(dir))) {
@@ -149,9 +151,9 @@ static int disks_of(const struct target_loops *loops, dev_t d, struct disk_set *
 
 int target_shares_disk(const struct target_identity *id, dev_t fs_dev, char *why, size_t len)
 {
-	struct target_loops loops = { 0 };
-	struct disk_set a = { 0 }, b = { 0 };
-	struct target_inuse u = { 0 };
+	struct target_loops loops = {0};
+	struct disk_set a = {0}, b = {0};
+	struct target_inuse u = {0};
 	char name[TARGET_NAME_LEN], fsname[TARGET_NAME_LEN];
 	int ret;
 
@@ -172,12 +174,11 @@ int target_shares_disk(const struct target_identity *id, dev_t fs_dev, char *why
 			if (a.v[i] != b.v[k])
 				continue;
 			if (target_name_of_dev(TARGET_SYS_ROOT, a.v[i], name, sizeof(name)) < 0)
-				snprintf(name, sizeof(name), "the file system %u:%u",
-					 major(a.v[i]), minor(a.v[i]));
+				snprintf(name, sizeof(name), "the file system %u:%u", major(a.v[i]),
+					 minor(a.v[i]));
 			snprintf(why, len, "%s (on %s) and the target share %s", "the database",
 				 fsname, name);
 			return 1;
 		}
 	return 0;
 }
-

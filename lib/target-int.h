@@ -42,7 +42,7 @@ struct target_loop {
 	dev_t dev;
 	char name[TARGET_NAME_LEN];
 	dev_t back_rdev; /* over a block device: its number; else 0 */
-	dev_t back_dev;  /* over a file: st_dev and st_ino of the file */
+	dev_t back_dev;	 /* over a file: st_dev and st_ino of the file */
 	uint64_t back_ino;
 };
 
@@ -80,7 +80,8 @@ void target_loops_free(struct target_loops *t);
 const struct target_loop *target_loop_by_dev(const struct target_loops *t, dev_t d);
 
 /* append a reason to @u (counted beyond TARGET_REASONS_MAX, not kept) */
-void target_inuse_add(struct target_inuse *u, const char *f, ...) __attribute__((format(printf, 2, 3)));
+void target_inuse_add(struct target_inuse *u, const char *f, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Below: parts the unit test (tests/unit/target.c) pins down on fixtures. */
 

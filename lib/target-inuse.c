@@ -297,7 +297,8 @@ int target_inuse_holders(const char *sys_root, const struct target_devset *set,
 		char p[PATH_MAX], dmname[128];
 		struct dirent *de;
 
-		if (target_fmt(p, sizeof(p), "%s/class/block/%s/holders", sys_root, set->name[i]) < 0)
+		if (target_fmt(p, sizeof(p), "%s/class/block/%s/holders", sys_root, set->name[i]) <
+		    0)
 			return -ENAMETOOLONG;
 		d = opendir(p);
 		if (!d) {
@@ -312,11 +313,12 @@ int target_inuse_holders(const char *sys_root, const struct target_devset *set,
 				continue;
 			holder_chain(sys_root, de->d_name, chain, sizeof(chain), 0);
 			if (target_read_attrf(dmname, sizeof(dmname), "%s/class/block/%s/dm/name",
-				       sys_root, de->d_name) > 0)
-				target_inuse_add(u, "%s is held by %s (%s)%s", set->name[i], de->d_name,
-					   dmname, chain);
+					      sys_root, de->d_name) > 0)
+				target_inuse_add(u, "%s is held by %s (%s)%s", set->name[i],
+						 de->d_name, dmname, chain);
 			else
-				target_inuse_add(u, "%s is held by %s%s", set->name[i], de->d_name, chain);
+				target_inuse_add(u, "%s is held by %s%s", set->name[i], de->d_name,
+						 chain);
 		}
 	}
 	return (int)(u->count - before);
@@ -381,7 +383,8 @@ int target_inuse_root(FILE *f, const char *sys_root, const struct target_devset 
 		return 1;
 	}
 	/* root on dm / md: follow the slaves down */
-	if (target_fmt(p, sizeof(p), "%s/dev/block/%u:%u", sys_root, major(root), minor(root)) < 0 ||
+	if (target_fmt(p, sizeof(p), "%s/dev/block/%u:%u", sys_root, major(root), minor(root)) <
+		    0 ||
 	    target_link_base(p, name, sizeof(name)) < 0)
 		return 0;
 	hit = slaves_hit(sys_root, name, set, 0);
@@ -391,7 +394,6 @@ int target_inuse_root(FILE *f, const char *sys_root, const struct target_devset 
 	}
 	return 0;
 }
-
 
 /* A regular file the target reaches: the target itself or a loop's bottom. */
 struct file_node {
@@ -431,7 +433,7 @@ static int reach_build(const char *sys_root, const struct target_identity *id, b
 
 	memset(r, 0, sizeof(*r));
 	if (id->kind == TARGET_FILE || (id->kind == TARGET_NVME && id->ino)) {
-		r->files[r->nfiles++] = (struct file_node){ id->dev, id->ino };
+		r->files[r->nfiles++] = (struct file_node){id->dev, id->ino};
 		return 0;
 	}
 	cur = id->dev;
@@ -470,7 +472,8 @@ static int reach_build(const char *sys_root, const struct target_identity *id, b
 		r->own[r->nown++] = cur;
 		if (!e->back_rdev) {
 			if (r->nfiles < FILES_MAX)
-				r->files[r->nfiles++] = (struct file_node){ e->back_dev, e->back_ino };
+				r->files[r->nfiles++] =
+					(struct file_node){e->back_dev, e->back_ino};
 			return 0;
 		}
 		cur = e->back_rdev;
@@ -614,7 +617,7 @@ static int mounts_all(const struct target_devset *set, struct target_inuse *u)
 			continue;
 		for (unsigned i = 0; i < tu.count && i < TARGET_REASONS_MAX; i++)
 			target_inuse_add(u, "%s (mount namespace of pid %.20s)", tu.reason[i],
-				   de->d_name);
+					 de->d_name);
 	}
 	free(seen);
 	return 0;
@@ -634,9 +637,8 @@ static int inuse_swaps(const struct reach *r, struct target_inuse *u)
 			return ret;
 	}
 	for (size_t i = 0; i < r->nfiles; i++) {
-		struct target_devset fs = { .is_file = true,
-					    .file_dev = r->files[i].dev,
-					    .file_ino = r->files[i].ino };
+		struct target_devset fs = {
+			.is_file = true, .file_dev = r->files[i].dev, .file_ino = r->files[i].ino};
 
 		rewind(sw);
 		ret = target_inuse_swaps(sw, &fs, u);
@@ -648,7 +650,7 @@ static int inuse_swaps(const struct reach *r, struct target_inuse *u)
 
 int target_inuse(const struct target_identity *id, bool whole_ctrl, struct target_inuse *u)
 {
-	struct target_loops loops = { 0 };
+	struct target_loops loops = {0};
 	struct reach *r;
 	int ret;
 
@@ -689,4 +691,3 @@ out:
 	free(r);
 	return ret;
 }
-

@@ -215,22 +215,25 @@ int target_loops_scan(const char *sys_root, struct target_loops *t, struct targe
 		if (target_fmt(p, sizeof(p), "%s/block/%s/loop", sys_root, de->d_name) < 0 ||
 		    !target_path_exists(p))
 			continue;
-		if (target_read_attrf(buf, sizeof(buf), "%s/block/%s/dev", sys_root, de->d_name) < 0 ||
-		    target_parse_devnum(buf, &dv) < 0 || target_fmt(p, sizeof(p), "/dev/%s", de->d_name) < 0) {
-			target_inuse_add(u, "cannot read what %s is stacked on (sysfs)", de->d_name);
+		if (target_read_attrf(buf, sizeof(buf), "%s/block/%s/dev", sys_root, de->d_name) <
+			    0 ||
+		    target_parse_devnum(buf, &dv) < 0 ||
+		    target_fmt(p, sizeof(p), "/dev/%s", de->d_name) < 0) {
+			target_inuse_add(u, "cannot read what %s is stacked on (sysfs)",
+					 de->d_name);
 			continue;
 		}
 		fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != dv) {
-			target_inuse_add(u, "cannot tell what %s is stacked on: %s is not it", de->d_name,
-				   p);
+			target_inuse_add(u, "cannot tell what %s is stacked on: %s is not it",
+					 de->d_name, p);
 			continue;
 		}
 		if (ioctl(fd, LOOP_GET_STATUS64, &li) < 0) {
 			if (errno == ENXIO)
 				continue; /* detached meanwhile */
 			target_inuse_add(u, "cannot tell what %s is stacked on: %s", de->d_name,
-				   strerror(errno));
+					 strerror(errno));
 			continue;
 		}
 		if (t->n == t->cap) {

@@ -49,7 +49,6 @@ static void hex_str(char *out, const uint8_t *b, size_t n)
 		out[0] = '\0';
 }
 
-
 const char *target_kind_name(enum target_kind kind)
 {
 	switch (kind) {
@@ -89,8 +88,8 @@ static void nvme_ctrl_of(const char *sysdir, char *ctrl, size_t len)
 	unsigned c;
 
 	ctrl[0] = '\0';
-	if (target_fmt(p, sizeof(p), "%s/device", sysdir) == 0 && target_link_base(p, base, sizeof(base)) == 0 &&
-	    is_ctrl_name(base)) {
+	if (target_fmt(p, sizeof(p), "%s/device", sysdir) == 0 &&
+	    target_link_base(p, base, sizeof(base)) == 0 && is_ctrl_name(base)) {
 		target_copy_str(ctrl, len, base);
 		return;
 	}
@@ -212,7 +211,7 @@ static int file_stamp(int fd, char *buf, size_t len)
 	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BTIME, &sx) == 0 &&
 	    (sx.stx_mask & STATX_BTIME) && (sx.stx_btime.tv_sec || sx.stx_btime.tv_nsec)) {
 		r = target_fmt(buf, len, ":%lld.%09u", (long long)sx.stx_btime.tv_sec,
-			sx.stx_btime.tv_nsec);
+			       sx.stx_btime.tv_nsec);
 		if (r < 0)
 			return r;
 	}
@@ -252,8 +251,9 @@ static void loop_serial(int fd, const char *sysdir, struct target_identity *id, 
 
 		if (depth > 8 ||
 		    target_fmt(p, sizeof(p), "%s/dev/block/%u:%u", TARGET_SYS_ROOT,
-			major((dev_t)li.lo_rdevice), minor((dev_t)li.lo_rdevice)) < 0 ||
-		    target_link_base(p, name, sizeof(name)) < 0 || target_fmt(p, sizeof(p), "/dev/%s", name) < 0)
+			       major((dev_t)li.lo_rdevice), minor((dev_t)li.lo_rdevice)) < 0 ||
+		    target_link_base(p, name, sizeof(name)) < 0 ||
+		    target_fmt(p, sizeof(p), "/dev/%s", name) < 0)
 			return;
 		bfd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (bfd < 0 || fstat(bfd, &bst) < 0 || !S_ISBLK(bst.st_mode) ||
@@ -262,7 +262,8 @@ static void loop_serial(int fd, const char *sysdir, struct target_identity *id, 
 		memset(&inner, 0, sizeof(inner));
 		target_copy_str(inner.path, sizeof(inner.path), p);
 		if (strncmp(name, "loop", 4) == 0) {
-			if (target_fmt(p, sizeof(p), "%s/class/block/%s", TARGET_SYS_ROOT, name) < 0)
+			if (target_fmt(p, sizeof(p), "%s/class/block/%s", TARGET_SYS_ROOT, name) <
+			    0)
 				return;
 			loop_serial(bfd, p, &inner, depth + 1);
 		} else if (target_identify_fd(bfd, inner.path, TARGET_BLOCK, &inner, NULL, 0) < 0) {
@@ -274,9 +275,8 @@ static void loop_serial(int fd, const char *sysdir, struct target_identity *id, 
 		id->serial_weak = inner.serial_weak || n < 0 || (size_t)n >= sizeof(id->serial);
 		return;
 	}
-	snprintf(id->serial, sizeof(id->serial), "loop:%u:%u:%llu%s",
-		 major((dev_t)li.lo_device), minor((dev_t)li.lo_device),
-		 (unsigned long long)li.lo_inode, off);
+	snprintf(id->serial, sizeof(id->serial), "loop:%u:%u:%llu%s", major((dev_t)li.lo_device),
+		 minor((dev_t)li.lo_device), (unsigned long long)li.lo_inode, off);
 	if (target_read_attrf(backing, sizeof(backing), "%s/loop/backing_file", sysdir) <= 0)
 		return;
 	bfd = open(backing, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
@@ -438,14 +438,15 @@ int target_identify_fd(int fd, const char *path, enum target_kind kind, struct t
 			return -EINVAL;
 		}
 		r = target_fmt(sysdir, sizeof(sysdir), "%s/dev/%s/%u:%u", TARGET_SYS_ROOT,
-			blk ? "block" : "char", major(st.st_rdev), minor(st.st_rdev));
+			       blk ? "block" : "char", major(st.st_rdev), minor(st.st_rdev));
 		if (r == 0)
 			r = target_link_base(sysdir, t.name, sizeof(t.name));
 		if (r < 0) {
 			msg_set(msg, msg_len, "%s: not found in sysfs: %s", path, strerror(-r));
 			return r;
 		}
-		if (target_fmt(p, sizeof(p), "%s/partition", sysdir) == 0 && target_path_exists(p)) {
+		if (target_fmt(p, sizeof(p), "%s/partition", sysdir) == 0 &&
+		    target_path_exists(p)) {
 			msg_set(msg, msg_len, "%s: %s is a partition; plateau takes whole drives",
 				path, t.name);
 			return -EINVAL;
@@ -709,7 +710,8 @@ int target_list(struct target_entry **ret, size_t *ret_n)
 		struct target_entry *e;
 
 		if (!target_is_ng_name(de->d_name) ||
-		    target_fmt(p, sizeof(p), "%s/%s", dev_root, de->d_name) < 0 || !target_path_exists(p))
+		    target_fmt(p, sizeof(p), "%s/%s", dev_root, de->d_name) < 0 ||
+		    !target_path_exists(p))
 			continue;
 		r = list_add(&v, &n, &cap, p, de->d_name);
 		if (r < 0)
@@ -727,4 +729,3 @@ int target_list(struct target_entry **ret, size_t *ret_n)
 	*ret_n = n;
 	return 0;
 }
-

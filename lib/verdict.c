@@ -37,10 +37,10 @@ void verdict_params_json(json_object *o, const struct verdict_params *vp)
 
 	json_object_object_add(
 		o, "criterion",
-		json_object_new_string(vp->none || vp->criterion < 0
-					       ? "none"
-					       : steady_criterion_name(
-							 (enum steady_criterion)vp->criterion)));
+		json_object_new_string(
+			vp->none || vp->criterion < 0
+				? "none"
+				: steady_criterion_name((enum steady_criterion)vp->criterion)));
 	if (!vp->none) {
 		if (vp->set & VERDICT_SET_WINDOW)
 			json_object_object_add(o, "window", json_object_new_int((int)vp->p.window));
@@ -117,8 +117,8 @@ static int verdict_params_read(json_object *root, struct verdict_params *vp, cha
 	int r;
 
 	if (json_object_object_get_ex(root, "criterion", &v)) {
-		const char *c = json_object_is_type(v, json_type_string) ? json_object_get_string(v)
-									: "";
+		const char *c =
+			json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
 
 		if (!strcmp(c, "none")) {
 			/* the plan judged nothing: its max_rounds only ended the
@@ -157,7 +157,8 @@ static int verdict_params_read(json_object *root, struct verdict_params *vp, cha
 		return r;
 	vp->set |= found ? VERDICT_SET_MAX : 0;
 	if (json_object_object_get_ex(root, "metrics", &v)) {
-		size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
+		size_t n =
+			json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
 
 		if (!n || n > SAMPLE_METRIC_N)
 			return verdict_fail(err, errlen, -EBADMSG,
@@ -306,8 +307,9 @@ int verdict_judge_phase(struct store *s, const struct store_phase *ph,
 		ys[k] = v->series[v->metrics[k]] + v->first;
 	r = steady_judge_all(ys, v->nmetrics, v->n - v->first, &p, v->res, &v->all);
 	if (r == -EDOM)
-		return verdict_fail(err, errlen, r, "run %lld phase %d: a value is negative, NaN or "
-						    "infinite",
+		return verdict_fail(err, errlen, r,
+				    "run %lld phase %d: a value is negative, NaN or "
+				    "infinite",
 				    (long long)ph->run_id, ph->seq);
 	if (r)
 		return verdict_fail(err, errlen, -EINVAL,
@@ -383,10 +385,9 @@ json_object *verdict_result_json(const struct steady_result *r, const struct ste
 }
 
 const char *const verdict_csv_columns[VERDICT_CSV_NCOLS] = {
-	"metric",	  "criterion",	     "window",	    "rounds",	  "steady",
-	"steady_round",	  "window_start",    "window_end",  "average",	  "slope",
-	"intercept",	  "data_excursion",  "slope_excursion", "data_limit", "slope_limit",
-	"lost",		  "lost_round",
+	"metric",	   "criterion",	 "window",	"rounds", "steady",	"steady_round",
+	"window_start",	   "window_end", "average",	"slope",  "intercept",	"data_excursion",
+	"slope_excursion", "data_limit", "slope_limit", "lost",	  "lost_round",
 };
 
 void verdict_result_csv(const char *cells[VERDICT_CSV_NCOLS],
@@ -394,8 +395,8 @@ void verdict_result_csv(const char *cells[VERDICT_CSV_NCOLS],
 			const struct steady_result *r, const struct steady_result *all,
 			const struct steady_params *p, const char *metric)
 {
-	const double nums[7] = { r->average,	    r->slope,	   r->intercept, r->data_excursion,
-				 r->slope_excursion, r->data_limit, r->slope_limit };
+	const double nums[7] = {r->average,	    r->slope,	   r->intercept,  r->data_excursion,
+				r->slope_excursion, r->data_limit, r->slope_limit};
 
 	if (!all)
 		all = r;

@@ -37,7 +37,7 @@ int tap_done(void);
 #define is_int(got, want, ...) tap_is_i64((got), (want), __FILE__, __LINE__, __VA_ARGS__)
 #define is_u64(got, want, ...) tap_is_u64((got), (want), __FILE__, __LINE__, __VA_ARGS__)
 /* |got - want| <= tol; NaN equals NaN, inf equals inf of the same sign */
-#define is_dbl(got, want, tol, ...)                                                                \
+#define is_dbl(got, want, tol, ...) \
 	tap_is_dbl((got), (want), (tol), __FILE__, __LINE__, __VA_ARGS__)
 #define is_str(got, want, ...) tap_is_str((got), (want), __FILE__, __LINE__, __VA_ARGS__)
 #define done_testing() tap_done()

@@ -82,14 +82,14 @@ static bool analyze_looks_fio(const char *buf, size_t len)
 int cmd_analyze(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "column", required_argument, NULL, 'c' },
-		{ "round", required_argument, NULL, 'r' },
-		{ "log", required_argument, NULL, 'l' },
+		{"column", required_argument, NULL, 'c'},
+		{"round", required_argument, NULL, 'r'},
+		{"log", required_argument, NULL, 'l'},
 		JUDGE_LONG_OPTS,
-		{ NULL, 0, NULL, 0 },
+		{NULL, 0, NULL, 0},
 	};
-	struct import_series series = { 0 };
-	struct import_error ierr = { 0 };
+	struct import_series series = {0};
+	struct import_error ierr = {0};
 	const char *column = NULL, *path;
 	int log_kind = -1, opt, r;
 	struct judge_opts jo;
@@ -108,18 +108,21 @@ int cmd_analyze(struct cli *cli, int argc, char **argv)
 			column = optarg;
 			break;
 		case 'r':
-			if (parse_double(optarg, &round_s) || round_s < 0.001 || round_s > 86400 * 7)
-				return cli_error(CLI_USAGE,
-						 "--round: expected seconds per round (e.g. 60), not "
-						 "'%s'",
-						 optarg);
+			if (parse_double(optarg, &round_s) || round_s < 0.001 ||
+			    round_s > 86400 * 7)
+				return cli_error(
+					CLI_USAGE,
+					"--round: expected seconds per round (e.g. 60), not "
+					"'%s'",
+					optarg);
 			break;
 		case 'l':
 			log_kind = import_log_kind_parse(optarg);
 			if (log_kind < 0)
-				return cli_error(CLI_USAGE,
-						 "--log: '%s' is not one of iops, bw, lat, clat, slat",
-						 optarg);
+				return cli_error(
+					CLI_USAGE,
+					"--log: '%s' is not one of iops, bw, lat, clat, slat",
+					optarg);
 			break;
 		default:
 			if (opt >= JUDGE_OPT_BASE && opt != JUDGE_OPT_BASE + 6) {
@@ -128,8 +131,9 @@ int cmd_analyze(struct cli *cli, int argc, char **argv)
 				break;
 			}
 			if (opt == JUDGE_OPT_BASE + 6)
-				return cli_error(CLI_USAGE, "analyze judges one series: use --column "
-							    "(CSV) or --log (fio), not --metric");
+				return cli_error(CLI_USAGE,
+						 "analyze judges one series: use --column "
+						 "(CSV) or --log (fio), not --metric");
 			return cli_bad_option("analyze", argv);
 		}
 	}
@@ -144,7 +148,8 @@ int cmd_analyze(struct cli *cli, int argc, char **argv)
 	      analyze_looks_fio(buf, len);
 	if (fio && column) {
 		free(buf);
-		return cli_error(CLI_USAGE, "%s: --column is for CSV files; this is a fio log", path);
+		return cli_error(CLI_USAGE, "%s: --column is for CSV files; this is a fio log",
+				 path);
 	}
 	f = fmemopen(buf, len ? len : 1, "r");
 	if (!f) {
@@ -155,7 +160,8 @@ int cmd_analyze(struct cli *cli, int argc, char **argv)
 		(void)fgetc(f); /* an empty file: fmemopen needs one byte; skip it */
 	if (fio)
 		r = import_fiolog(f, strcmp(path, "-") ? path : NULL,
-				  log_kind >= 0 ? (enum import_log_kind)log_kind : IMPORT_LOG_DETECT,
+				  log_kind >= 0 ? (enum import_log_kind)log_kind
+						: IMPORT_LOG_DETECT,
 				  round_s, &series, &ierr);
 	else
 		r = import_csv(f, column, &series, &ierr);

@@ -58,7 +58,8 @@ int cli_bad_option(const char *cmd, char **argv)
 	const char *opt = optind > 0 ? argv[optind - 1] : "?";
 
 	if (optopt && strncmp(opt, "--", 2))
-		return cli_error(CLI_USAGE, "%s: unknown option or missing value: '-%c' (plateau help %s)",
+		return cli_error(CLI_USAGE,
+				 "%s: unknown option or missing value: '-%c' (plateau help %s)",
 				 cmd, optopt, cmd);
 	return cli_error(CLI_USAGE, "%s: unknown option or missing value: '%s' (plateau help %s)",
 			 cmd, opt, cmd);
@@ -84,7 +85,7 @@ static int cli_fail(char *err, size_t errlen, int code, const char *fmt, ...)
 int cli_call(const char *socket_path, json_object *req, json_object **reply, char *err,
 	     size_t errlen)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
 	size_t len = 0, cap = 65536, n = strlen(s), off = 0;
 	char *buf;
@@ -99,10 +100,11 @@ int cli_call(const char *socket_path, json_object *req, json_object **reply, cha
 
 		if (fd >= 0)
 			close(fd);
-		return cli_fail(err, errlen, CLI_NODAEMON, "plateaud is not reachable at %s: %s%s",
-				 socket_path, strerror(e),
-				 e == EACCES ? " (root or the plateau group may use it)"
-					     : " (is plateaud running? systemctl start plateaud.socket)");
+		return cli_fail(
+			err, errlen, CLI_NODAEMON, "plateaud is not reachable at %s: %s%s",
+			socket_path, strerror(e),
+			e == EACCES ? " (root or the plateau group may use it)"
+				    : " (is plateaud running? systemctl start plateaud.socket)");
 	}
 	/* a send error may come with an answer already waiting (a refusal
 	 * sent before the daemon closed): read it before giving up */
@@ -117,7 +119,7 @@ int cli_call(const char *socket_path, json_object *req, json_object **reply, cha
 		off = 0;
 	buf = malloc(cap);
 	while (buf) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p = {.fd = fd, .events = POLLIN};
 		ssize_t r;
 		int pr;
 
@@ -129,8 +131,9 @@ int cli_call(const char *socket_path, json_object *req, json_object **reply, cha
 		if (pr <= 0) {
 			free(buf);
 			close(fd);
-			return cli_fail(err, errlen, CLI_NODAEMON, "plateaud did not answer within %d s",
-					 CLI_TIMEOUT_MS / 1000);
+			return cli_fail(err, errlen, CLI_NODAEMON,
+					"plateaud did not answer within %d s",
+					CLI_TIMEOUT_MS / 1000);
 		}
 		if (len == cap) {
 			char *nb = cap < CLI_REPLY_MAX ? realloc(buf, cap * 2) : NULL;
@@ -149,8 +152,9 @@ int cli_call(const char *socket_path, json_object *req, json_object **reply, cha
 		if (r <= 0) {
 			free(buf);
 			close(fd);
-			return cli_fail(err, errlen, CLI_NODAEMON, "plateaud closed the connection without an "
-						       "answer");
+			return cli_fail(err, errlen, CLI_NODAEMON,
+					"plateaud closed the connection without an "
+					"answer");
 		}
 		len += (size_t)r;
 	}
@@ -161,7 +165,8 @@ int cli_call(const char *socket_path, json_object *req, json_object **reply, cha
 	*reply = json_tokener_parse(buf);
 	free(buf);
 	if (!*reply || !json_object_is_type(*reply, json_type_object))
-		return cli_fail(err, errlen, CLI_NODAEMON, "plateaud answered something that is not a JSON object");
+		return cli_fail(err, errlen, CLI_NODAEMON,
+				"plateaud answered something that is not a JSON object");
 	return CLI_OK;
 }
 
@@ -186,8 +191,8 @@ int cli_parse_run(const char *arg, int64_t *run_id)
 	if (!arg)
 		return cli_error(CLI_USAGE, "missing RUN (a run number, see `plateau runs`)");
 	if (parse_uint_range(arg, 1, INT64_MAX, &v))
-		return cli_error(CLI_USAGE, "RUN must be a run number (see `plateau runs`), not '%s'",
-				 arg);
+		return cli_error(CLI_USAGE,
+				 "RUN must be a run number (see `plateau runs`), not '%s'", arg);
 	*run_id = (int64_t)v;
 	return CLI_OK;
 }
@@ -201,7 +206,8 @@ int cli_load_run(struct cli *cli, int64_t run_id, struct store_run *run)
 		return r;
 	r = store_run_get(s, run_id, run);
 	if (r == -ENOENT)
-		return cli_error(CLI_NOTFOUND, "no run %lld in %s", (long long)run_id, cli->db_path);
+		return cli_error(CLI_NOTFOUND, "no run %lld in %s", (long long)run_id,
+				 cli->db_path);
 	if (r)
 		return cli_error(CLI_USAGE, "%s", store_errmsg(s));
 	return CLI_OK;
@@ -212,8 +218,8 @@ int cli_load_run(struct cli *cli, int64_t run_id, struct store_run *run)
  * last precondition phase with samples, else the last phase with samples.
  * Returns an exit code; *idx is an index into @phases.
  */
-static int cli_pick_phase(struct cli *cli, int64_t run_id, const struct store_phase *phases, size_t n,
-		   int want_seq, size_t *idx)
+static int cli_pick_phase(struct cli *cli, int64_t run_id, const struct store_phase *phases,
+			  size_t n, int want_seq, size_t *idx)
 {
 	struct store *s;
 	size_t best = n;
@@ -318,14 +324,14 @@ char *cli_fmt_iso(char *buf, size_t len, int64_t ns)
 
 int cli_parse_when(const char *s, int64_t *ns)
 {
-	static const char *fmts[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S",
-				      "%Y-%m-%dT%H:%M", "%Y-%m-%d" };
+	static const char *fmts[] = {"%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S",
+				     "%Y-%m-%dT%H:%M", "%Y-%m-%d"};
 	uint64_t ago;
 
 	if (!s || !*s)
 		return -EINVAL;
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
-		struct tm tm = { .tm_isdst = -1 };
+		struct tm tm = {.tm_isdst = -1};
 		const char *end = strptime(s, fmts[i], &tm);
 		time_t t;
 

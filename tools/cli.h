@@ -16,13 +16,13 @@
  * Exit codes are an interface scripts depend on (plateau(1), README).
  */
 enum cli_exit {
-	CLI_OK = 0,        /* success; steady */
-	CLI_NOT = 1,       /* not steady, not reached, timed out */
-	CLI_USAGE = 2,     /* usage error or bad input */
-	CLI_NOTFOUND = 3,  /* no such run/phase/file/database */
-	CLI_NODAEMON = 4,  /* the daemon is unreachable */
-	CLI_FAILED = 5,    /* the run failed (plateau run, plateau wait) */
-	CLI_REFUSED = 6,   /* the safety gate refused the drive; nothing was written */
+	CLI_OK = 0,	  /* success; steady */
+	CLI_NOT = 1,	  /* not steady, not reached, timed out */
+	CLI_USAGE = 2,	  /* usage error or bad input */
+	CLI_NOTFOUND = 3, /* no such run/phase/file/database */
+	CLI_NODAEMON = 4, /* the daemon is unreachable */
+	CLI_FAILED = 5,	  /* the run failed (plateau run, plateau wait) */
+	CLI_REFUSED = 6,  /* the safety gate refused the drive; nothing was written */
 };
 
 enum {
@@ -37,11 +37,10 @@ enum cli_format {
 	CLI_CSV,
 };
 
-
 struct cli {
-	const char *db_path;     /* --db, $PLATEAU_DB, or the default */
+	const char *db_path;	 /* --db, $PLATEAU_DB, or the default */
 	const char *socket_path; /* --socket, $PLATEAU_SOCKET, or the default */
-	enum cli_format format;  /* --json / --csv */
+	enum cli_format format;	 /* --json / --csv */
 	bool format_set;
 	struct store *store; /* opened read-only on demand */
 };

@@ -16,7 +16,6 @@
 #include "parse.h"
 #include "plan.h"
 
-
 /* Send one request and read one reply; prints and returns an exit code. */
 static int ctl_call(struct cli *cli, json_object *req, json_object **reply)
 {
@@ -46,9 +45,9 @@ static int ctl_check(json_object *reply, int code_on_error)
 
 static void ctl_print_json(json_object *o)
 {
-	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-								 JSON_C_TO_STRING_SPACED |
-								 JSON_C_TO_STRING_NOSLASHESCAPE));
+	printf("%s\n",
+	       json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+							 JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 /* The first line of @s (@n bytes) that is not UTF-8, or 0. */
@@ -128,8 +127,8 @@ static char *ctl_slurp(const char *path, char *why, size_t whylen, int *code)
 int cmd_start(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
+		{"dry-run", no_argument, NULL, 'n'},
+		{NULL, 0, NULL, 0},
 	};
 	json_object *req, *reply = NULL, *v;
 	bool dry_run = false;
@@ -167,12 +166,14 @@ int cmd_start(struct cli *cli, int argc, char **argv)
 
 			json_object_object_get_ex(reply, "drive", &d);
 			printf("dry run: nothing was started or written\n");
-			printf("drive    %s: %s, serial %s, firmware %s, %s bytes, %s-byte blocks\n",
+			printf("drive    %s: %s, serial %s, firmware %s, %s bytes, %s-byte "
+			       "blocks\n",
 			       json_object_get_string(json_object_object_get(d, "device")),
 			       json_object_get_string(json_object_object_get(d, "model")),
 			       json_object_get_string(json_object_object_get(d, "serial")),
 			       *json_object_get_string(json_object_object_get(d, "firmware"))
-				       ? json_object_get_string(json_object_object_get(d, "firmware"))
+				       ? json_object_get_string(
+						 json_object_object_get(d, "firmware"))
 				       : "-",
 			       json_object_get_string(json_object_object_get(d, "capacity_bytes")),
 			       json_object_get_string(json_object_object_get(d, "lba_bytes")));
@@ -188,13 +189,15 @@ int cmd_start(struct cli *cli, int argc, char **argv)
 				       json_object_get_string(json_object_object_get(p, "kind")));
 				if (json_object_object_get_ex(p, "would_try", &x))
 					printf(": would try %s",
-					       json_object_to_json_string_ext(x, JSON_C_TO_STRING_PLAIN));
+					       json_object_to_json_string_ext(
+						       x, JSON_C_TO_STRING_PLAIN));
 				if (json_object_object_get_ex(p, "refused", &x))
 					printf(": REFUSED: %s", json_object_get_string(x));
 				if (json_object_object_get_ex(p, "warnings", &x) &&
 				    json_object_array_length(x))
 					printf(" (warning: %s)",
-					       json_object_to_json_string_ext(x, JSON_C_TO_STRING_PLAIN));
+					       json_object_to_json_string_ext(
+						       x, JSON_C_TO_STRING_PLAIN));
 				printf("\n");
 			}
 		} else if (json_object_object_get_ex(reply, "run", &v)) {
@@ -284,7 +287,8 @@ int cmd_status(struct cli *cli, int argc, char **argv)
 			       json_object_get_string(json_object_object_get(o, "state")), phase,
 			       json_object_get_double(json_object_object_get(o, "iops")),
 			       json_object_get_double(json_object_object_get(o, "lat_p99_us")),
-			       (long long)json_object_get_int64(json_object_object_get(o, "rounds")),
+			       (long long)json_object_get_int64(
+				       json_object_object_get(o, "rounds")),
 			       steady);
 		}
 	}
@@ -299,7 +303,7 @@ enum wait_for { WAIT_DONE, WAIT_STEADY };
 static int wait_check(struct cli *cli, int64_t run_id, enum wait_for what, bool *finished)
 {
 	struct store_phase *ph = NULL;
-	struct store_run run = { 0 };
+	struct store_run run = {0};
 	struct store *s;
 	size_t n = 0;
 	int r, steady = 0;
@@ -325,7 +329,8 @@ static int wait_check(struct cli *cli, int64_t run_id, enum wait_for what, bool 
 	} else if (!store_run_state_active(run.state)) {
 		*finished = true;
 		if (!strcmp(run.state, "failed")) {
-			printf("run %lld failed: %s\n", (long long)run_id, run.error ? run.error : "");
+			printf("run %lld failed: %s\n", (long long)run_id,
+			       run.error ? run.error : "");
 			r = CLI_FAILED;
 		} else if (!strcmp(run.state, "stopped")) {
 			printf("run %lld was stopped\n", (long long)run_id);
@@ -344,9 +349,9 @@ out:
 int cmd_wait(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "for", required_argument, NULL, 'f' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
+		{"for", required_argument, NULL, 'f'},
+		{"timeout", required_argument, NULL, 't'},
+		{NULL, 0, NULL, 0},
 	};
 	enum wait_for what = WAIT_DONE;
 	uint64_t timeout_ns = 0;
@@ -363,13 +368,15 @@ int cmd_wait(struct cli *cli, int argc, char **argv)
 			else if (!strcmp(optarg, "done"))
 				what = WAIT_DONE;
 			else
-				return cli_error(CLI_USAGE, "--for: expected steady or done, not '%s'",
+				return cli_error(CLI_USAGE,
+						 "--for: expected steady or done, not '%s'",
 						 optarg);
 			break;
 		case 't':
 			if (parse_duration_ns(optarg, &timeout_ns))
-				return cli_error(CLI_USAGE, "--timeout: expected a duration ('10m', '8h'), "
-							    "not '%s'",
+				return cli_error(CLI_USAGE,
+						 "--timeout: expected a duration ('10m', '8h'), "
+						 "not '%s'",
 						 optarg);
 			break;
 		default:
@@ -383,7 +390,7 @@ int cmd_wait(struct cli *cli, int argc, char **argv)
 	if (timeout_ns)
 		deadline = cli_now_ns() + (int64_t)timeout_ns;
 	for (;;) {
-		struct timespec ts = { .tv_nsec = 250000000L };
+		struct timespec ts = {.tv_nsec = 250000000L};
 
 		r = wait_check(cli, run_id, what, &finished);
 		if (finished || (r != CLI_OK && r != CLI_NOT))
@@ -421,7 +428,8 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 	json_object_object_add(doc, "device", json_object_new_string(plan.device));
 	json_object_object_add(doc, plan.ident_field[0] ? plan.ident_field : "serial",
 			       json_object_new_string(plan.ident));
-	json_object_object_add(doc, "interval_s", json_object_new_double((double)plan.interval_ns / 1e9));
+	json_object_object_add(doc, "interval_s",
+			       json_object_new_double((double)plan.interval_ns / 1e9));
 	json_object_object_add(doc, "writes", json_object_new_boolean(plan_writes(&plan)));
 	phases = json_object_new_array();
 	for (size_t i = 0; i < plan.nphases; i++) {
@@ -435,10 +443,11 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		       plan.device, plan.ident_field[0] ? plan.ident_field : "serial",
 		       plan.ident[0] ? plan.ident : "-", (double)plan.interval_ns / 1e9);
 		for (size_t i = 0; i < plan.nphases; i++)
-			printf("  phase %zu  %-12s %s\n", i + 1, plan_kind_name(plan.phases[i].kind),
-			       json_object_to_json_string_ext(json_object_array_get_idx(phases, i),
-							      JSON_C_TO_STRING_PLAIN |
-								      JSON_C_TO_STRING_NOSLASHESCAPE));
+			printf("  phase %zu  %-12s %s\n", i + 1,
+			       plan_kind_name(plan.phases[i].kind),
+			       json_object_to_json_string_ext(
+				       json_object_array_get_idx(phases, i),
+				       JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	}
 	json_object_put(doc);
 	plan_free(&plan);

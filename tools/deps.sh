@@ -8,8 +8,8 @@ build="gcc make pkg-config liburing-dev libsystemd-dev libsqlite3-dev libnvme-de
 # safety tests, systemd-analyze for the units, sqlite3 and jq to inspect
 # results, qemu + busybox for the NVMe VM test (xz-utils unpacks Debian's
 # kernel image, not installed on every Debian), chromium for the report test,
-# promtool (prometheus) for the textfile.
-check="$build perl fio util-linux mount e2fsprogs sqlite3 jq systemd qemu-system-x86 qemu-utils busybox-static xz-utils chromium prometheus curl"
+# promtool (prometheus) for the textfile, clang-format for the format check.
+check="$build perl fio util-linux mount e2fsprogs sqlite3 jq systemd qemu-system-x86 qemu-utils busybox-static xz-utils chromium prometheus curl clang-format"
 
 case "${1:-build}" in
 build) want=$build ;;

@@ -15,7 +15,6 @@
 #include "parse.h"
 #include "target.h"
 
-
 enum drives_colid {
 	DC_PATH,
 	DC_KIND,
@@ -199,8 +198,8 @@ int cmd_drives(struct cli *cli, int argc, char **argv)
 
 			e->err = target_identify(argv[i], &e->id, e->msg, sizeof(e->msg));
 			if (e->err) {
-				r = cli_error(e->err == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s: %s",
-					      argv[i], e->msg);
+				r = cli_error(e->err == -ENOENT ? CLI_NOTFOUND : CLI_USAGE,
+					      "%s: %s", argv[i], e->msg);
 				free(v);
 				return r;
 			}

@@ -28,8 +28,8 @@ int judge_parse_metrics(const char *list, int *m, size_t *n)
 		int id = sample_metric_parse(tok);
 
 		if (id < 0)
-			return cli_error(CLI_USAGE, "--metric: unknown metric '%s' (expected %s)", tok,
-					 sample_metric_names());
+			return cli_error(CLI_USAGE, "--metric: unknown metric '%s' (expected %s)",
+					 tok, sample_metric_names());
 		for (size_t i = 0; i < k; i++)
 			if (m[i] == id)
 				return cli_error(CLI_USAGE, "--metric: '%s' given twice", tok);
@@ -68,8 +68,9 @@ int judge_opt(struct judge_opts *o, int opt, const char *arg)
 	case 2:
 	case 3:
 		if (parse_percent(arg, true, &d))
-			return cli_error(CLI_USAGE, "--%s: expected a non-negative number, not '%s'",
-					 opt - JUDGE_OPT_BASE == 2 ? "data-limit" : "slope-limit", arg);
+			return cli_error(
+				CLI_USAGE, "--%s: expected a non-negative number, not '%s'",
+				opt - JUDGE_OPT_BASE == 2 ? "data-limit" : "slope-limit", arg);
 		if (opt - JUDGE_OPT_BASE == 2) {
 			o->cli.p.data_limit = d;
 			o->cli.set |= VERDICT_SET_DATA;
@@ -84,9 +85,10 @@ int judge_opt(struct judge_opts *o, int opt, const char *arg)
 		return CLI_OK;
 	case 5:
 		if (parse_uint_range(arg, 0, VERDICT_MAX_ROUNDS_MAX, &u))
-			return cli_error(CLI_USAGE,
-					 "--max-rounds: expected a number 0..%u (0: no cap), not '%s'",
-					 VERDICT_MAX_ROUNDS_MAX, arg);
+			return cli_error(
+				CLI_USAGE,
+				"--max-rounds: expected a number 0..%u (0: no cap), not '%s'",
+				VERDICT_MAX_ROUNDS_MAX, arg);
 		o->cli.p.max_rounds = (unsigned int)u;
 		o->cli.set |= VERDICT_SET_MAX;
 		return CLI_OK;
@@ -113,7 +115,8 @@ static const char *judge_limit_desc(char *buf, size_t len, const struct steady_p
 	if (p->limits_absolute)
 		snprintf(buf, len, "absolute");
 	else
-		snprintf(buf, len, "%g%% of the %s", lim, p->criterion == STEADY_SNIA ? "average" : "mean");
+		snprintf(buf, len, "%g%% of the %s", lim,
+			 p->criterion == STEADY_SNIA ? "average" : "mean");
 	return buf;
 }
 
@@ -126,8 +129,8 @@ static void judge_print(FILE *f, const struct steady_result *r, enum sample_metr
 	snprintf(u, sizeof(u), "%s%s", *unit ? " " : "", unit);
 
 	fprintf(f, "  metric     %s (%s), criterion %s, window %u rounds, %zu rounds judged%s\n",
-		judge_name(o, m), *unit ? unit : "no unit", steady_criterion_name(p->criterion), p->window, r->rounds,
-		r->capped ? " (max-rounds cap reached)" : "");
+		judge_name(o, m), *unit ? unit : "no unit", steady_criterion_name(p->criterion),
+		p->window, r->rounds, r->capped ? " (max-rounds cap reached)" : "");
 	if (!r->window_end) {
 		fprintf(f, "  window     fewer than %u rounds: nothing to judge yet\n", p->window);
 		return;
@@ -137,8 +140,8 @@ static void judge_print(FILE *f, const struct steady_result *r, enum sample_metr
 	for (size_t i = r->window_start; i <= r->window_end; i++)
 		fprintf(f, " %.6g", y[i - 1]);
 	fprintf(f, "\n  average    %.6g%s\n", r->average, u);
-	fprintf(f, "  fit        y = %.6g * round %s %.6g\n", r->slope, r->intercept < 0 ? "-" : "+",
-		fabs(r->intercept));
+	fprintf(f, "  fit        y = %.6g * round %s %.6g\n", r->slope,
+		r->intercept < 0 ? "-" : "+", fabs(r->intercept));
 	if (p->criterion == STEADY_SNIA || p->criterion == STEADY_FIO_DEV)
 		fprintf(f, "  data       excursion %.6g %s %.6g%s (%s): %s\n", r->data_excursion,
 			r->data_ok ? "within" : "exceeds", r->data_limit, u,
@@ -162,7 +165,7 @@ static int judge_csv(FILE *out, const struct steady_result *res, const struct st
 	struct out *t;
 
 	for (size_t i = 0; i < VERDICT_CSV_NCOLS; i++)
-		cols[i] = (struct out_col){ .name = verdict_csv_columns[i] };
+		cols[i] = (struct out_col){.name = verdict_csv_columns[i]};
 	t = out_new(CLI_CSV, out, cols, VERDICT_CSV_NCOLS);
 	if (!t)
 		return cli_error(CLI_USAGE, "out of memory");
@@ -182,13 +185,15 @@ static int judge_csv(FILE *out, const struct steady_result *res, const struct st
 static int judge_show(const char *title, json_object *source, const double *const *ys,
 		      const struct steady_result *res, const struct steady_result *all,
 		      const struct steady_params *p, const int *metrics, size_t nmetrics,
-		      const struct judge_opts *o, enum cli_format fmt, FILE *out, json_object **json)
+		      const struct judge_opts *o, enum cli_format fmt, FILE *out,
+		      json_object **json)
 {
 	if (json || fmt == CLI_JSON) {
 		/* the first metric's evidence at the top, the verdict of all */
 		enum sample_metric m0 = (enum sample_metric)metrics[0];
-		json_object *doc = verdict_result_json(&res[0], all, p, judge_name(o, m0),
-						       judge_unit(o, m0), ys[0], VERDICT_JSON_SHORT);
+		json_object *doc =
+			verdict_result_json(&res[0], all, p, judge_name(o, m0), judge_unit(o, m0),
+					    ys[0], VERDICT_JSON_SHORT);
 
 		json_object_object_add(doc, "source", source);
 		if (nmetrics > 1) {
@@ -197,10 +202,10 @@ static int judge_show(const char *title, json_object *source, const double *cons
 			for (size_t i = 0; i < nmetrics; i++) {
 				enum sample_metric m = (enum sample_metric)metrics[i];
 
-				json_object_array_add(arr, verdict_result_json(
-								   &res[i], all, p, judge_name(o, m),
-								   judge_unit(o, m), ys[i],
-								   VERDICT_JSON_SHORT));
+				json_object_array_add(
+					arr, verdict_result_json(&res[i], all, p, judge_name(o, m),
+								 judge_unit(o, m), ys[i],
+								 VERDICT_JSON_SHORT));
 			}
 			json_object_object_add(doc, "metrics", arr);
 		}
@@ -208,9 +213,9 @@ static int judge_show(const char *title, json_object *source, const double *cons
 			*json = doc;
 		} else {
 			fprintf(out, "%s\n",
-				json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-									    JSON_C_TO_STRING_SPACED |
-									    JSON_C_TO_STRING_NOSLASHESCAPE));
+				json_object_to_json_string_ext(
+					doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						     JSON_C_TO_STRING_NOSLASHESCAPE));
 			json_object_put(doc);
 		}
 	} else if (fmt == CLI_CSV) {
@@ -293,9 +298,9 @@ int judge_phase(struct cli *cli, struct store *s, const struct store_run *run,
 int cmd_steady(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "phase", required_argument, NULL, 'p' },
+		{"phase", required_argument, NULL, 'p'},
 		JUDGE_LONG_OPTS,
-		{ NULL, 0, NULL, 0 },
+		{NULL, 0, NULL, 0},
 	};
 	struct judge_opts jo;
 	struct cli_phase ph;
@@ -308,7 +313,8 @@ int cmd_steady(struct cli *cli, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt == 'p') {
 			if (parse_uint_range(optarg, 1, 1000000, &phase_seq))
-				return cli_error(CLI_USAGE, "--phase: expected a phase number, not '%s'",
+				return cli_error(CLI_USAGE,
+						 "--phase: expected a phase number, not '%s'",
 						 optarg);
 		} else if (opt >= JUDGE_OPT_BASE) {
 			if ((r = judge_opt(&jo, opt, optarg)))

@@ -27,14 +27,16 @@ struct judge_opts {
 
 /* getopt_long codes of the shared options start here */
 #define JUDGE_OPT_BASE 0x1000
-#define JUDGE_LONG_OPTS                                                                            \
-	{ "criterion", required_argument, NULL, JUDGE_OPT_BASE + 0 },                              \
-		{ "window", required_argument, NULL, JUDGE_OPT_BASE + 1 },                         \
-		{ "data-limit", required_argument, NULL, JUDGE_OPT_BASE + 2 },                     \
-		{ "slope-limit", required_argument, NULL, JUDGE_OPT_BASE + 3 },                    \
-		{ "absolute", no_argument, NULL, JUDGE_OPT_BASE + 4 },                             \
-		{ "max-rounds", required_argument, NULL, JUDGE_OPT_BASE + 5 },                     \
-		{ "metric", required_argument, NULL, JUDGE_OPT_BASE + 6 }
+#define JUDGE_LONG_OPTS                                                       \
+	{"criterion", required_argument, NULL, JUDGE_OPT_BASE + 0},           \
+		{"window", required_argument, NULL, JUDGE_OPT_BASE + 1},      \
+		{"data-limit", required_argument, NULL, JUDGE_OPT_BASE + 2},  \
+		{"slope-limit", required_argument, NULL, JUDGE_OPT_BASE + 3}, \
+		{"absolute", no_argument, NULL, JUDGE_OPT_BASE + 4},          \
+		{"max-rounds", required_argument, NULL, JUDGE_OPT_BASE + 5},  \
+	{                                                                     \
+		"metric", required_argument, NULL, JUDGE_OPT_BASE + 6         \
+	}
 
 void judge_opts_init(struct judge_opts *o);
 /* handle one shared option; returns an exit code (CLI_USAGE on a bad value) */

@@ -18,8 +18,8 @@ struct out {
 	size_t nrows;
 	/* current row */
 	size_t col;
-	char **cells;             /* ncols strings (table/csv) */
-	struct json_object *obj;  /* json */
+	char **cells;		 /* ncols strings (table/csv) */
+	struct json_object *obj; /* json */
 	/* buffered table rows */
 	char ***rows;
 	size_t cap;
@@ -61,8 +61,8 @@ struct out *out_new(enum cli_format fmt, FILE *f, const struct out_col *cols, si
 		for (size_t i = 0; i < ncols; i++) {
 			const char *t = cols[i].title ? cols[i].title : cols[i].name;
 
-			fprintf(f, i ? "  %*s" : "%*s", cols[i].left ? -cols[i].width : cols[i].width,
-				t);
+			fprintf(f, i ? "  %*s" : "%*s",
+				cols[i].left ? -cols[i].width : cols[i].width, t);
 		}
 		fputc('\n', f);
 	}
@@ -125,8 +125,8 @@ void out_i64(struct out *o, int64_t v)
  */
 static int out_fmt_fixed(char *buf, size_t len, double v, int prec)
 {
-	static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
-	static const uint64_t p10i[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+	static const double p10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+	static const uint64_t p10i[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
 	char digits[32];
 	double x, frac;
 	uint64_t n, ip, fp;
@@ -212,8 +212,8 @@ void out_end_row(struct out *o)
 		fputs(o->nrows ? ",\n" : "\n", o->f);
 		if (!o->obj)
 			o->obj = json_object_new_object();
-		fputs(json_object_to_json_string_ext(o->obj, JSON_C_TO_STRING_PLAIN |
-								     JSON_C_TO_STRING_NOSLASHESCAPE),
+		fputs(json_object_to_json_string_ext(
+			      o->obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
 		      o->f);
 		json_object_put(o->obj);
 		o->obj = NULL;
@@ -297,7 +297,8 @@ static void out_flush_table(struct out *o)
 			if (i == o->ncols - 1 && o->cols[i].left)
 				fprintf(o->f, i ? "  %s" : "%s", c);
 			else
-				fprintf(o->f, i ? "  %*s" : "%*s", o->cols[i].left ? -w[i] : w[i], c);
+				fprintf(o->f, i ? "  %*s" : "%*s", o->cols[i].left ? -w[i] : w[i],
+					c);
 		}
 		fputc('\n', o->f);
 	}

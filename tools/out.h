@@ -18,8 +18,8 @@
 struct out_col {
 	const char *name;  /* stable key: JSON key and CSV header */
 	const char *title; /* table header, NULL: name */
-	int width;         /* table: fixed width, 0: fit the data */
-	int left;          /* table: left-align (text) */
+	int width;	   /* table: fixed width, 0: fit the data */
+	int left;	   /* table: left-align (text) */
 };
 
 struct out;

@@ -29,9 +29,9 @@ static void out_time(struct out *o, enum cli_format fmt, int64_t ns)
 /* --- runs --- */
 
 static const struct out_col runs_cols[] = {
-	{ "run", "RUN", 0, 0 },         { "name", "NAME", 0, 1 },      { "state", "STATE", 0, 1 },
-	{ "model", "MODEL", 0, 1 },     { "serial", "SERIAL", 0, 1 },  { "device", "DEVICE", 0, 1 },
-	{ "created", "CREATED", 0, 1 }, { "ended", "ENDED", 0, 1 },
+	{"run", "RUN", 0, 0},	      {"name", "NAME", 0, 1},	  {"state", "STATE", 0, 1},
+	{"model", "MODEL", 0, 1},     {"serial", "SERIAL", 0, 1}, {"device", "DEVICE", 0, 1},
+	{"created", "CREATED", 0, 1}, {"ended", "ENDED", 0, 1},
 };
 
 struct runs_ctx {
@@ -60,12 +60,14 @@ static int runs_row(void *ctx, const struct store_run *r)
 int cmd_runs(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "serial", required_argument, NULL, 's' }, { "state", required_argument, NULL, 't' },
-		{ "since", required_argument, NULL, 'S' },  { "until", required_argument, NULL, 'U' },
-		{ NULL, 0, NULL, 0 },
+		{"serial", required_argument, NULL, 's'},
+		{"state", required_argument, NULL, 't'},
+		{"since", required_argument, NULL, 'S'},
+		{"until", required_argument, NULL, 'U'},
+		{NULL, 0, NULL, 0},
 	};
-	struct store_run_filter f = { 0 };
-	struct runs_ctx c = { .fmt = cli->format };
+	struct store_run_filter f = {0};
+	struct runs_ctx c = {.fmt = cli->format};
 	struct store *s;
 	int opt, r;
 
@@ -77,11 +79,12 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 			break;
 		case 't':
 			if (strcmp(optarg, "active") && !store_run_state_valid(optarg))
-				return cli_error(CLI_USAGE,
-						 "--state: '%s' is not a run state (queued erasing "
-						 "filling preconditioning sweeping done failed stopped "
-						 "active)",
-						 optarg);
+				return cli_error(
+					CLI_USAGE,
+					"--state: '%s' is not a run state (queued erasing "
+					"filling preconditioning sweeping done failed stopped "
+					"active)",
+					optarg);
 			f.state = optarg;
 			break;
 		case 'S':
@@ -133,26 +136,29 @@ enum samples_colid {
 };
 
 static const struct out_col samples_all_cols[SC_N] = {
-	[SC_SEQ] = { "round", "ROUND", 6, 0 },
-	[SC_START] = { "start", "START", 19, 1 },
-	[SC_ELAPSED] = { "elapsed_s", "ELAPSED_S", 10, 0 },
-	[SC_IOPS] = { "iops", "IOPS", 11, 0 },
-	[SC_BW] = { "bw_mbps", "MB/S", 9, 0 },
-	[SC_LAT] = { "lat_mean_us", "LAT_US", 10, 0 },
-	[SC_P99] = { "lat_p99_us", "P99_US", 10, 0 },
-	[SC_LAT_MAX] = { "lat_max_us", "MAX_US", 10, 0 },
-	[SC_LAT_STDDEV] = { "lat_stddev_us", "STDDEV_US", 10, 0 },
-	[SC_RIOPS] = { "read_iops", "READ_IOPS", 11, 0 },
-	[SC_WIOPS] = { "write_iops", "WRITE_IOPS", 11, 0 },
-	[SC_ERRORS] = { "errors", "ERRORS", 6, 0 },
+	[SC_SEQ] = {"round", "ROUND", 6, 0},
+	[SC_START] = {"start", "START", 19, 1},
+	[SC_ELAPSED] = {"elapsed_s", "ELAPSED_S", 10, 0},
+	[SC_IOPS] = {"iops", "IOPS", 11, 0},
+	[SC_BW] = {"bw_mbps", "MB/S", 9, 0},
+	[SC_LAT] = {"lat_mean_us", "LAT_US", 10, 0},
+	[SC_P99] = {"lat_p99_us", "P99_US", 10, 0},
+	[SC_LAT_MAX] = {"lat_max_us", "MAX_US", 10, 0},
+	[SC_LAT_STDDEV] = {"lat_stddev_us", "STDDEV_US", 10, 0},
+	[SC_RIOPS] = {"read_iops", "READ_IOPS", 11, 0},
+	[SC_WIOPS] = {"write_iops", "WRITE_IOPS", 11, 0},
+	[SC_ERRORS] = {"errors", "ERRORS", 6, 0},
 	/* an interval cut short: not a round of the steady-state judgement */
-	[SC_PARTIAL] = { "partial", "PARTIAL", 7, 0 },
+	[SC_PARTIAL] = {"partial", "PARTIAL", 7, 0},
 };
 
 static const int samples_metric_col[SAMPLE_METRIC_N] = {
-	[SAMPLE_METRIC_IOPS] = SC_IOPS,   [SAMPLE_METRIC_BW] = SC_BW,
-	[SAMPLE_METRIC_LAT] = SC_LAT,     [SAMPLE_METRIC_LAT_MAX] = SC_LAT_MAX,
-	[SAMPLE_METRIC_LAT_STDDEV] = SC_LAT_STDDEV, [SAMPLE_METRIC_P99] = SC_P99,
+	[SAMPLE_METRIC_IOPS] = SC_IOPS,
+	[SAMPLE_METRIC_BW] = SC_BW,
+	[SAMPLE_METRIC_LAT] = SC_LAT,
+	[SAMPLE_METRIC_LAT_MAX] = SC_LAT_MAX,
+	[SAMPLE_METRIC_LAT_STDDEV] = SC_LAT_STDDEV,
+	[SAMPLE_METRIC_P99] = SC_P99,
 };
 
 struct samples_ctx {
@@ -221,11 +227,11 @@ static int samples_row(void *ctx, const struct sample *smp)
 int cmd_samples(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "phase", required_argument, NULL, 'p' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
+		{"phase", required_argument, NULL, 'p'},
+		{"metric", required_argument, NULL, 'm'},
+		{NULL, 0, NULL, 0},
 	};
-	struct samples_ctx c = { .fmt = cli->format };
+	struct samples_ctx c = {.fmt = cli->format};
 	struct out_col cols[SC_N];
 	const char *metrics = NULL;
 	struct cli_phase ph;
@@ -238,7 +244,8 @@ int cmd_samples(struct cli *cli, int argc, char **argv)
 		switch (opt) {
 		case 'p':
 			if (parse_uint_range(optarg, 1, 1000000, &phase_seq))
-				return cli_error(CLI_USAGE, "--phase: expected a phase number, not '%s'",
+				return cli_error(CLI_USAGE,
+						 "--phase: expected a phase number, not '%s'",
 						 optarg);
 			break;
 		case 'm':
@@ -297,7 +304,6 @@ out:
 /* show renders into memory and prints only when all of it worked */
 static FILE *so;
 
-
 static json_object *show_json_time(int64_t ns)
 {
 	char buf[64];
@@ -316,18 +322,14 @@ static json_object *show_json_requester(const struct store_run *r)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "uid", r->requester_uid >= 0
-						 ? json_object_new_int64(r->requester_uid)
-						 : NULL);
-	json_object_object_add(o, "pid", r->requester_pid >= 0
-						 ? json_object_new_int64(r->requester_pid)
-						 : NULL);
-	json_object_object_add(o, "cmd", *r->requester_cmd
-						 ? json_object_new_string(r->requester_cmd)
-						 : NULL);
-	json_object_object_add(o, "via", *r->requester_via
-						 ? json_object_new_string(r->requester_via)
-						 : NULL);
+	json_object_object_add(
+		o, "uid", r->requester_uid >= 0 ? json_object_new_int64(r->requester_uid) : NULL);
+	json_object_object_add(
+		o, "pid", r->requester_pid >= 0 ? json_object_new_int64(r->requester_pid) : NULL);
+	json_object_object_add(o, "cmd",
+			       *r->requester_cmd ? json_object_new_string(r->requester_cmd) : NULL);
+	json_object_object_add(o, "via",
+			       *r->requester_via ? json_object_new_string(r->requester_via) : NULL);
 	return o;
 }
 
@@ -376,46 +378,49 @@ static void show_erase(const struct store_phase *p)
 		return;
 	}
 	fprintf(so, "  method     %s (asked for %s)%s\n",
-	       json_object_get_string(json_object_object_get(o, "method")),
-	       json_object_get_string(json_object_object_get(o, "requested")),
-	       json_object_get_boolean(json_object_object_get(o, "resumed"))
-		       ? ", a sanitize found running after a restart"
-		       : "");
+		json_object_get_string(json_object_object_get(o, "method")),
+		json_object_get_string(json_object_object_get(o, "requested")),
+		json_object_get_boolean(json_object_object_get(o, "resumed"))
+			? ", a sanitize found running after a restart"
+			: "");
 	if (json_object_object_get_ex(o, "attempts", &a))
 		for (size_t i = 0; i < json_object_array_length(a); i++) {
 			json_object *t = json_object_array_get_idx(a, i);
 
 			fprintf(so, "  %-10s %s: %s%s\n", i ? "" : "attempts",
-			       json_object_get_string(json_object_object_get(t, "method")),
-			       json_object_get_boolean(json_object_object_get(t, "ok")) ? "ok"
-			       : json_object_get_boolean(json_object_object_get(t, "sent"))
-				       ? "REJECTED"
-				       : "not sent",
-			       "");
+				json_object_get_string(json_object_object_get(t, "method")),
+				json_object_get_boolean(json_object_object_get(t, "ok")) ? "ok"
+				: json_object_get_boolean(json_object_object_get(t, "sent"))
+					? "REJECTED"
+					: "not sent",
+				"");
 			fprintf(so, "  %-10s   %s\n", "",
-			       json_object_get_string(json_object_object_get(t, "message")));
+				json_object_get_string(json_object_object_get(t, "message")));
 		}
 	if (json_object_object_get_ex(o, "warnings", &a))
 		for (size_t i = 0; i < json_object_array_length(a); i++)
 			fprintf(so, "  %-10s %s\n", "warning",
-			       json_object_get_string(json_object_array_get_idx(a, i)));
+				json_object_get_string(json_object_array_get_idx(a, i)));
 	if (json_object_object_get_ex(o, "verify", &v)) {
 		if (!json_object_get_boolean(json_object_object_get(v, "done")))
 			fprintf(so, "  verify     not done\n");
 		else
-			fprintf(so, "  verify     %s: %d of %d sampled ranges read as 0x%02x (%d zero, %d "
-			       "0xff, %d other)\n",
-			       json_object_get_boolean(json_object_object_get(v, "passed")) ? "passed"
-											: "FAILED",
-			       json_object_get_int(json_object_object_get(
-				       v, json_object_get_int(json_object_object_get(v, "expect"))
-						  ? "ranges_ones"
-						  : "ranges_zero")),
-			       json_object_get_int(json_object_object_get(v, "ranges")),
-			       json_object_get_int(json_object_object_get(v, "expect")),
-			       json_object_get_int(json_object_object_get(v, "ranges_zero")),
-			       json_object_get_int(json_object_object_get(v, "ranges_ones")),
-			       json_object_get_int(json_object_object_get(v, "ranges_other")));
+			fprintf(so,
+				"  verify     %s: %d of %d sampled ranges read as 0x%02x (%d zero, "
+				"%d "
+				"0xff, %d other)\n",
+				json_object_get_boolean(json_object_object_get(v, "passed"))
+					? "passed"
+					: "FAILED",
+				json_object_get_int(json_object_object_get(
+					v, json_object_get_int(json_object_object_get(v, "expect"))
+						   ? "ranges_ones"
+						   : "ranges_zero")),
+				json_object_get_int(json_object_object_get(v, "ranges")),
+				json_object_get_int(json_object_object_get(v, "expect")),
+				json_object_get_int(json_object_object_get(v, "ranges_zero")),
+				json_object_get_int(json_object_object_get(v, "ranges_ones")),
+				json_object_get_int(json_object_object_get(v, "ranges_other")));
 	}
 	if (json_object_object_get_ex(o, "error", &v))
 		fprintf(so, "  error      %s\n", json_object_get_string(v));
@@ -436,10 +441,10 @@ static int show_point(void *ctx, const struct store_point *pt)
 		json_object *o = json_object_new_object();
 		char buf[32];
 
-#define SJD(k, v, prec)                                                                            \
-	do {                                                                                       \
-		snprintf(buf, sizeof(buf), "%.*f", prec, v);                                       \
-		json_object_object_add(o, k, json_object_new_double_s(v, buf));                    \
+#define SJD(k, v, prec)                                                         \
+	do {                                                                    \
+		snprintf(buf, sizeof(buf), "%.*f", prec, v);                    \
+		json_object_object_add(o, k, json_object_new_double_s(v, buf)); \
 	} while (0)
 		json_object_object_add(o, "point", json_object_new_int(pt->seq));
 		json_object_object_add(o, "threads", json_object_new_int((int)pt->threads));
@@ -453,15 +458,15 @@ static int show_point(void *ctx, const struct store_point *pt)
 		json_object_array_add(c->arr, o);
 	} else {
 		if (!c->n)
-			fprintf(so, "  %-5s %-7s %11s %9s %10s %10s %10s\n", "POINT", "TxQ", "IOPS", "MB/S",
-			       "LAT_US", "P99_US", "MAX_US");
+			fprintf(so, "  %-5s %-7s %11s %9s %10s %10s %10s\n", "POINT", "TxQ", "IOPS",
+				"MB/S", "LAT_US", "P99_US", "MAX_US");
 		char tq[32];
 
 		snprintf(tq, sizeof(tq), "%ux%u", pt->threads, pt->iodepth);
 		fprintf(so, "  %-5d %-7s %11.1f %9.2f %10.1f %10.1f %10.1f\n", pt->seq, tq,
-		       sample_metric(m, SAMPLE_METRIC_IOPS), sample_metric(m, SAMPLE_METRIC_BW),
-		       sample_metric(m, SAMPLE_METRIC_LAT), sample_metric(m, SAMPLE_METRIC_P99),
-		       sample_metric(m, SAMPLE_METRIC_LAT_MAX));
+			sample_metric(m, SAMPLE_METRIC_IOPS), sample_metric(m, SAMPLE_METRIC_BW),
+			sample_metric(m, SAMPLE_METRIC_LAT), sample_metric(m, SAMPLE_METRIC_P99),
+			sample_metric(m, SAMPLE_METRIC_LAT_MAX));
 	}
 	c->n++;
 	return 0;
@@ -470,7 +475,7 @@ static int show_point(void *ctx, const struct store_point *pt)
 /* The load points of a sweep phase: a table, or "points" in @jphase. */
 static int show_points(struct store *s, const struct store_phase *p, json_object *jphase)
 {
-	struct show_points_ctx c = { 0 };
+	struct show_points_ctx c = {0};
 	int r;
 
 	if (jphase) {
@@ -489,7 +494,7 @@ static int show_points(struct store *s, const struct store_phase *p, json_object
 
 int cmd_show(struct cli *cli, int argc, char **argv)
 {
-	struct store_run run = { 0 };
+	struct store_run run = {0};
 	struct store_phase *phases = NULL;
 	size_t nphases = 0;
 	int64_t run_id;
@@ -537,12 +542,12 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 	} else {
 		fprintf(so, "run %lld: %s (%s)\n", (long long)run.id, run.name, run.state);
 		fprintf(so, "  drive     %s, serial %s, firmware %s, %s\n",
-		       *run.drive.model ? run.drive.model : "(no model)", run.drive.serial,
-		       *run.drive.firmware ? run.drive.firmware : "-", run.drive.path);
-		fprintf(so, "            %s (%llu bytes), %u-byte blocks, %s", 
-		       parse_fmt_size(buf, sizeof(buf), run.drive.capacity_bytes),
-		       (unsigned long long)run.drive.capacity_bytes, run.drive.lba_bytes,
-		       run.drive.kind);
+			*run.drive.model ? run.drive.model : "(no model)", run.drive.serial,
+			*run.drive.firmware ? run.drive.firmware : "-", run.drive.path);
+		fprintf(so, "            %s (%llu bytes), %u-byte blocks, %s",
+			parse_fmt_size(buf, sizeof(buf), run.drive.capacity_bytes),
+			(unsigned long long)run.drive.capacity_bytes, run.drive.lba_bytes,
+			run.drive.kind);
 		if (*run.drive.eui64)
 			fprintf(so, ", eui64 %s", run.drive.eui64);
 		if (*run.drive.nguid)
@@ -550,18 +555,20 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		if (*run.drive.wwn)
 			fprintf(so, ", wwn %s", run.drive.wwn);
 		fprintf(so, "\n  created   %s on %s by plateau %s\n",
-		       cli_fmt_time(t1, sizeof(t1), run.created_ns), run.host, run.version);
+			cli_fmt_time(t1, sizeof(t1), run.created_ns), run.host, run.version);
 		show_requester(&run);
-		fprintf(so, "  started   %s   ended %s", cli_fmt_time(t1, sizeof(t1), run.started_ns),
-		       cli_fmt_time(t2, sizeof(t2), run.ended_ns));
+		fprintf(so, "  started   %s   ended %s",
+			cli_fmt_time(t1, sizeof(t1), run.started_ns),
+			cli_fmt_time(t2, sizeof(t2), run.ended_ns));
 		if (run.started_ns && run.ended_ns > run.started_ns)
-			fprintf(so, "   (%s)", parse_fmt_duration(buf, sizeof(buf),
-							  (uint64_t)(run.ended_ns - run.started_ns)));
+			fprintf(so, "   (%s)",
+				parse_fmt_duration(buf, sizeof(buf),
+						   (uint64_t)(run.ended_ns - run.started_ns)));
 		fprintf(so, "\n");
 		if (run.error)
 			fprintf(so, "  error     %s\n", run.error);
-		fprintf(so, "\nphases\n  %-3s %-13s %-16s %-8s %-19s %10s %9s %7s\n", "#", "KIND", "NAME",
-		       "STATE", "STARTED", "DURATION", "PROGRESS", "ROUNDS");
+		fprintf(so, "\nphases\n  %-3s %-13s %-16s %-8s %-19s %10s %9s %7s\n", "#", "KIND",
+			"NAME", "STATE", "STARTED", "DURATION", "PROGRESS", "ROUNDS");
 	}
 
 	for (size_t i = 0; i < nphases; i++) {
@@ -569,7 +576,8 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		char dur[32] = "-", prog[32] = "-";
 
 		if (p->started_ns && p->ended_ns > p->started_ns)
-			parse_fmt_duration(dur, sizeof(dur), (uint64_t)(p->ended_ns - p->started_ns));
+			parse_fmt_duration(dur, sizeof(dur),
+					   (uint64_t)(p->ended_ns - p->started_ns));
 		if (p->total_bytes)
 			snprintf(prog, sizeof(prog), "%.1f%%",
 				 100.0 * (double)p->progress_bytes / (double)p->total_bytes);
@@ -593,10 +601,10 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 					       p->result ? json_tokener_parse(p->result) : NULL);
 			json_object_array_add(jphases, jp);
 		} else {
-			fprintf(so, "  %-3d %-13s %-16s %-8s %-19s %10s %9s %7lld\n", p->seq, p->kind,
-			       *p->name ? p->name : "-", p->state,
-			       cli_fmt_time(t1, sizeof(t1), p->started_ns), dur, prog,
-			       (long long)p->rounds);
+			fprintf(so, "  %-3d %-13s %-16s %-8s %-19s %10s %9s %7lld\n", p->seq,
+				p->kind, *p->name ? p->name : "-", p->state,
+				cli_fmt_time(t1, sizeof(t1), p->started_ns), dur, prog,
+				(long long)p->rounds);
 		}
 	}
 
@@ -626,7 +634,8 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 				goto out;
 			r = CLI_OK;
 		} else if (!strcmp(p->kind, "sweep")) {
-			if ((r = show_points(s, p, doc ? json_object_array_get_idx(jphases, i) : NULL)))
+			if ((r = show_points(s, p,
+					     doc ? json_object_array_get_idx(jphases, i) : NULL)))
 				goto out;
 		} else if (!doc && !strcmp(p->kind, "erase")) {
 			show_erase(p);
@@ -634,9 +643,10 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 	}
 
 	if (doc) {
-		fprintf(so, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-								   JSON_C_TO_STRING_SPACED |
-								   JSON_C_TO_STRING_NOSLASHESCAPE));
+		fprintf(so, "%s\n",
+			json_object_to_json_string_ext(
+				doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					     JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else {
 		const char *p = run.plan, *nl;
 

@@ -108,8 +108,7 @@ const char *rep_sep(size_t *n)
 	return (*n)++ ? "; " : " (";
 }
 
-char *rep_verdict(char *buf, size_t len, const struct rep_steady *st,
-			 const struct store_phase *p)
+char *rep_verdict(char *buf, size_t len, const struct rep_steady *st, const struct store_phase *p)
 {
 	const struct steady_result *a = &st->v.all;
 	size_t o, n = 0;

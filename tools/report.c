@@ -14,10 +14,10 @@
  * element it sits in ("</script>") or open a comment ("<!--").
  *
  * The steady-state verdicts are those of `plateau steady`:
- * verdict_judge_phase() (lib/verdict.h) with the phase's own parameters.  The time charts are bounded in size: a phase with more
- * than REP_BUCKETS samples is drawn from the minimum and the maximum of
- * each of REP_BUCKETS consecutive spans (so peaks and dips survive), and
- * the report says so.  The verdicts and the tables always use every sample.
+ * verdict_judge_phase() (lib/verdict.h) with the phase's own parameters.  The time charts are
+ * bounded in size: a phase with more than REP_BUCKETS samples is drawn from the minimum and the
+ * maximum of each of REP_BUCKETS consecutive spans (so peaks and dips survive), and the report says
+ * so.  The verdicts and the tables always use every sample.
  *
  * The page is built in memory and written to a temporary file in the
  * target's directory, then renamed over it: a failed report never leaves a
@@ -218,7 +218,8 @@ static void rep_windows(struct rep *R, size_t k)
 				json_object *v = json_object_new_array();
 
 				for (size_t i = r->window_start; i <= r->window_end; i++)
-					json_object_array_add(v, j_num(st->v.series[metric][i - 1], 6));
+					json_object_array_add(
+						v, j_num(st->v.series[metric][i - 1], 6));
 				json_object_object_add(w, "values", v);
 			}
 			json_object_object_add(w, "average", j_num(r->average, 10));
@@ -716,7 +717,8 @@ static int rep_run(struct rep *R, size_t ri)
 		fprintf(f, "<td class=\"n\">%lld</td>", (long long)p->rounds);
 		if (!strcmp(p->kind, "precondition")) {
 			fprintf(f, "<td class=\"%s\">",
-				rr->steady[i].judged && rr->steady[i].v.all.steady ? "pass" : "fail");
+				rr->steady[i].judged && rr->steady[i].v.all.steady ? "pass"
+										   : "fail");
 			h_esc(f, rep_verdict(buf, sizeof(buf), &rr->steady[i], p));
 			fputs("</td>", f);
 		} else {
@@ -817,7 +819,8 @@ static void rep_summary(struct rep *R)
 			if (strcmp(p->kind, "precondition"))
 				continue;
 			fprintf(f, "%s<span class=\"%s\">", k++ ? "<br>" : "",
-				rr->steady[i].judged && rr->steady[i].v.all.steady ? "pass" : "fail");
+				rr->steady[i].judged && rr->steady[i].v.all.steady ? "pass"
+										   : "fail");
 			h_printf(f, "phase %d %s: %s", p->seq, p->name,
 				 rep_verdict(buf, sizeof(buf), &rr->steady[i], p));
 			fputs("</span>", f);

@@ -27,14 +27,12 @@
 #include "verdict.h"
 #include "version.h"
 
-
 #define REP_MAX_RUNS 32
 /* Time charts: at most 2 * REP_BUCKETS points per series and metric. */
 #define REP_BUCKETS 1500
 #define REP_MAX_EVENTS 100
 /* The charts over time of every preconditioning phase (rep_curves). */
 #define REP_NCURVES 4
-
 
 /* The four charts over time labs draw for every preconditioning phase. */
 struct rep_curve_def {
@@ -99,8 +97,7 @@ char *rep_load(char *buf, size_t len, const struct store_phase *p);
 void rep_steady_free(struct rep_steady *st);
 int rep_judge(struct rep *R, const struct rep_run *rr, size_t i);
 const char *rep_sep(size_t *n);
-char *rep_verdict(char *buf, size_t len, const struct rep_steady *st,
-			 const struct store_phase *p);
+char *rep_verdict(char *buf, size_t len, const struct rep_steady *st, const struct store_phase *p);
 const char *rep_limit_desc(char *buf, size_t len, const struct steady_params *p, double lim);
 json_object *rep_series(struct rep *R, size_t ri, size_t pi, size_t *per_bucket);
 

@@ -80,7 +80,8 @@ static const struct runner_ops run_ops = {
 };
 
 /* Append "key = value\n" to the plan text. */
-static int run_kv(char **plan, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int run_kv(char **plan, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static int run_kv(char **plan, size_t *len, const char *fmt, ...)
 {
@@ -124,13 +125,12 @@ static void run_journal_refusal(const char *device, const char *serial, const ch
 
 static void run_journal_start(int64_t run_id, const char *device, const char *serial)
 {
-	(void)sd_journal_send("MESSAGE=run %lld started on %s (%s) by plateau run, uid %u",
-			      (long long)run_id, device, serial, (unsigned)getuid(),
-			      "MESSAGE_ID=%s", GUARD_RUN_STARTED_MESSAGE_ID, "PRIORITY=5",
-			      "SYSLOG_IDENTIFIER=plateau", "PLATEAU_EVENT=run-started", "RUN=%lld",
-			      (long long)run_id, "DEVICE=%s", device, "SERIAL=%s", serial,
-			      "REQUESTER_UID=%u", (unsigned)getuid(), "REQUESTER_PID=%d",
-			      (int)getpid(), NULL);
+	(void)sd_journal_send(
+		"MESSAGE=run %lld started on %s (%s) by plateau run, uid %u", (long long)run_id,
+		device, serial, (unsigned)getuid(), "MESSAGE_ID=%s", GUARD_RUN_STARTED_MESSAGE_ID,
+		"PRIORITY=5", "SYSLOG_IDENTIFIER=plateau", "PLATEAU_EVENT=run-started", "RUN=%lld",
+		(long long)run_id, "DEVICE=%s", device, "SERIAL=%s", serial, "REQUESTER_UID=%u",
+		(unsigned)getuid(), "REQUESTER_PID=%d", (int)getpid(), NULL);
 }
 
 /* A refusal made before the gate could run: the gate's wording, exit code and record. */
@@ -189,48 +189,73 @@ static int run_mkdir_parent(const char *path)
 int cmd_run(struct cli *cli, int argc, char **argv)
 {
 	enum {
-		O_TARGET = 0x100, O_PROFILE, O_RW, O_BSSPLIT, O_RWMIX, O_THREADS, O_IODEPTH,
-		O_INTERVAL, O_DURATION, O_STEADY, O_WINDOW, O_DATA, O_SLOPE, O_MAXR, O_METRIC,
-		O_FILLP, O_FILLBS, O_FOOT, O_OFFSET, O_SERIAL, O_NAME, O_SEED, O_ERASE, O_AFTER,
-		O_QUIET, O_IOTIMEOUT, O_YES, O_PREWITH, O_ABS,
+		O_TARGET = 0x100,
+		O_PROFILE,
+		O_RW,
+		O_BSSPLIT,
+		O_RWMIX,
+		O_THREADS,
+		O_IODEPTH,
+		O_INTERVAL,
+		O_DURATION,
+		O_STEADY,
+		O_WINDOW,
+		O_DATA,
+		O_SLOPE,
+		O_MAXR,
+		O_METRIC,
+		O_FILLP,
+		O_FILLBS,
+		O_FOOT,
+		O_OFFSET,
+		O_SERIAL,
+		O_NAME,
+		O_SEED,
+		O_ERASE,
+		O_AFTER,
+		O_QUIET,
+		O_IOTIMEOUT,
+		O_YES,
+		O_PREWITH,
+		O_ABS,
 	};
 	static const struct option opts[] = {
-		{ "target", required_argument, NULL, O_TARGET },
-		{ "profile", required_argument, NULL, O_PROFILE },
-		{ "rw", required_argument, NULL, O_RW },
-		{ "bssplit", required_argument, NULL, O_BSSPLIT },
-		{ "bs", required_argument, NULL, O_BSSPLIT },
-		{ "rwmix", required_argument, NULL, O_RWMIX },
-		{ "threads", required_argument, NULL, O_THREADS },
-		{ "iodepth", required_argument, NULL, O_IODEPTH },
-		{ "interval", required_argument, NULL, O_INTERVAL },
-		{ "io-timeout", required_argument, NULL, O_IOTIMEOUT },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "steady", required_argument, NULL, O_STEADY },
-		{ "window", required_argument, NULL, O_WINDOW },
-		{ "data-limit", required_argument, NULL, O_DATA },
-		{ "slope-limit", required_argument, NULL, O_SLOPE },
-		{ "absolute", no_argument, NULL, O_ABS },
-		{ "max-rounds", required_argument, NULL, O_MAXR },
-		{ "metric", required_argument, NULL, O_METRIC },
-		{ "fill-passes", required_argument, NULL, O_FILLP },
-		{ "fill-bs", required_argument, NULL, O_FILLBS },
-		{ "footprint", required_argument, NULL, O_FOOT },
-		{ "offset", required_argument, NULL, O_OFFSET },
-		{ "serial", required_argument, NULL, O_SERIAL },
-		{ "name", required_argument, NULL, O_NAME },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "erase", required_argument, NULL, O_ERASE },
-		{ "after-steady", required_argument, NULL, O_AFTER },
-		{ "quiet", no_argument, NULL, O_QUIET },
-		{ "yes", no_argument, NULL, O_YES },
-		{ "precondition-with", required_argument, NULL, O_PREWITH },
-		{ NULL, 0, NULL, 0 },
+		{"target", required_argument, NULL, O_TARGET},
+		{"profile", required_argument, NULL, O_PROFILE},
+		{"rw", required_argument, NULL, O_RW},
+		{"bssplit", required_argument, NULL, O_BSSPLIT},
+		{"bs", required_argument, NULL, O_BSSPLIT},
+		{"rwmix", required_argument, NULL, O_RWMIX},
+		{"threads", required_argument, NULL, O_THREADS},
+		{"iodepth", required_argument, NULL, O_IODEPTH},
+		{"interval", required_argument, NULL, O_INTERVAL},
+		{"io-timeout", required_argument, NULL, O_IOTIMEOUT},
+		{"duration", required_argument, NULL, O_DURATION},
+		{"steady", required_argument, NULL, O_STEADY},
+		{"window", required_argument, NULL, O_WINDOW},
+		{"data-limit", required_argument, NULL, O_DATA},
+		{"slope-limit", required_argument, NULL, O_SLOPE},
+		{"absolute", no_argument, NULL, O_ABS},
+		{"max-rounds", required_argument, NULL, O_MAXR},
+		{"metric", required_argument, NULL, O_METRIC},
+		{"fill-passes", required_argument, NULL, O_FILLP},
+		{"fill-bs", required_argument, NULL, O_FILLBS},
+		{"footprint", required_argument, NULL, O_FOOT},
+		{"offset", required_argument, NULL, O_OFFSET},
+		{"serial", required_argument, NULL, O_SERIAL},
+		{"name", required_argument, NULL, O_NAME},
+		{"seed", required_argument, NULL, O_SEED},
+		{"erase", required_argument, NULL, O_ERASE},
+		{"after-steady", required_argument, NULL, O_AFTER},
+		{"quiet", no_argument, NULL, O_QUIET},
+		{"yes", no_argument, NULL, O_YES},
+		{"precondition-with", required_argument, NULL, O_PREWITH},
+		{NULL, 0, NULL, 0},
 	};
-	const char *v[O_ABS + 1 - O_TARGET] = { 0 };
-	struct run_ctx ctx = { 0 };
+	const char *v[O_ABS + 1 - O_TARGET] = {0};
+	struct run_ctx ctx = {0};
 	struct target_identity id;
-	struct guard g = { .fd = -1 };
+	struct guard g = {.fd = -1};
 	struct plan pl;
 	struct runner *runner = NULL;
 	struct store *s = NULL;
@@ -249,26 +274,30 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 			return cli_error(CLI_USAGE, "--%s given twice", opts[li].name);
 		v[opt - O_TARGET] = optarg ? optarg : "yes";
 		/* an empty serial is the gate's to refuse, below */
-		if (optarg && (opt != O_SERIAL || *optarg) && (r = run_plain(opts[li].name, optarg)))
+		if (optarg && (opt != O_SERIAL || *optarg) &&
+		    (r = run_plain(opts[li].name, optarg)))
 			return r;
 	}
 	if (optind != argc)
 		return cli_usage("run");
-#define V(o) v[(o) - O_TARGET]
+#define V(o) v[(o)-O_TARGET]
 	if (!V(O_TARGET))
 		return cli_error(CLI_USAGE, "--target PATH is required (a block device or file)");
 	if (!V(O_PROFILE) && !V(O_RW))
 		return cli_error(CLI_USAGE, "--profile NAME (or --rw and --bssplit) is required");
 	if (V(O_PROFILE) && (V(O_RW) || V(O_BSSPLIT) || V(O_RWMIX)))
-		return cli_error(CLI_USAGE, "--profile and --rw/--bssplit/--rwmix exclude each other");
-	if ((!V(O_STEADY) || !strcmp(V(O_STEADY), "none")) && !V(O_DURATION) && !V(O_MAXR))
-		return cli_error(CLI_USAGE, "give --duration (or --max-rounds), or --steady to stop at "
-					    "steady state");
-	if (V(O_PREWITH) && strcmp(V(O_PREWITH), "write") && strcmp(V(O_PREWITH), "none"))
 		return cli_error(CLI_USAGE,
-				 "--precondition-with: expected write (a read workload's write variant) "
-				 "or none (the workload as given), not '%s'",
-				 V(O_PREWITH));
+				 "--profile and --rw/--bssplit/--rwmix exclude each other");
+	if ((!V(O_STEADY) || !strcmp(V(O_STEADY), "none")) && !V(O_DURATION) && !V(O_MAXR))
+		return cli_error(CLI_USAGE,
+				 "give --duration (or --max-rounds), or --steady to stop at "
+				 "steady state");
+	if (V(O_PREWITH) && strcmp(V(O_PREWITH), "write") && strcmp(V(O_PREWITH), "none"))
+		return cli_error(
+			CLI_USAGE,
+			"--precondition-with: expected write (a read workload's write variant) "
+			"or none (the workload as given), not '%s'",
+			V(O_PREWITH));
 	ctx.quiet = V(O_QUIET) != NULL;
 
 	/* a regular file is named by its path: its serial is read here, and the
@@ -278,22 +307,27 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 		if (r)
 			return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "%s", err);
 		if (id.kind != TARGET_FILE)
-			return run_refused(V(O_TARGET), id.serial,
-					   "it is a drive: name it with --serial (its serial is %s); "
-					   "plateau writes only to a drive the operator names",
-					   *id.serial ? id.serial : "unknown");
+			return run_refused(
+				V(O_TARGET), id.serial,
+				"it is a drive: name it with --serial (its serial is %s); "
+				"plateau writes only to a drive the operator names",
+				*id.serial ? id.serial : "unknown");
 	} else if (!*V(O_SERIAL)) {
-		return run_refused(V(O_TARGET), "",
-				   "--serial is empty: name the drive by its serial (plateau drives "
-				   "%s shows it)",
-				   V(O_TARGET));
+		return run_refused(
+			V(O_TARGET), "",
+			"--serial is empty: name the drive by its serial (plateau drives "
+			"%s shows it)",
+			V(O_TARGET));
 	}
 
 	r = run_kv(&plan, &len, "# written by plateau run\n[run]\ndevice = %s\nserial = %s\n",
 		   V(O_TARGET), V(O_SERIAL) ? V(O_SERIAL) : id.serial);
 
-	r = r ?: run_kv(&plan, &len, "name = %s\n",
-			V(O_NAME) ? V(O_NAME) : V(O_PROFILE) ? V(O_PROFILE) : "custom");
+	r = r
+		    ?: run_kv(&plan, &len, "name = %s\n",
+			      V(O_NAME)	     ? V(O_NAME)
+			      : V(O_PROFILE) ? V(O_PROFILE)
+					     : "custom");
 	if (V(O_INTERVAL))
 		r = r ?: run_kv(&plan, &len, "interval = %s\n", V(O_INTERVAL));
 	if (V(O_IOTIMEOUT))
@@ -323,11 +357,13 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 	if (V(O_RWMIX))
 		r = r ?: run_kv(&plan, &len, "rwmix = %s\n", V(O_RWMIX));
 	if (V(O_PREWITH))
-		r = r ?: run_kv(&plan, &len, "write_variant = %s\n",
-				!strcmp(V(O_PREWITH), "write") ? "yes" : "no");
-	r = r ?: run_kv(&plan, &len, "threads = %s\niodepth = %s\nsteady = %s\n",
-			V(O_THREADS) ? V(O_THREADS) : "1", V(O_IODEPTH) ? V(O_IODEPTH) : "32",
-			V(O_STEADY) ? V(O_STEADY) : "none");
+		r = r
+			    ?: run_kv(&plan, &len, "write_variant = %s\n",
+				      !strcmp(V(O_PREWITH), "write") ? "yes" : "no");
+	r = r
+		    ?: run_kv(&plan, &len, "threads = %s\niodepth = %s\nsteady = %s\n",
+			      V(O_THREADS) ? V(O_THREADS) : "1", V(O_IODEPTH) ? V(O_IODEPTH) : "32",
+			      V(O_STEADY) ? V(O_STEADY) : "none");
 	if (V(O_WINDOW))
 		r = r ?: run_kv(&plan, &len, "window = %s\n", V(O_WINDOW));
 	if (V(O_DATA))

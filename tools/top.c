@@ -29,7 +29,6 @@
 #include "parse.h"
 #include "verdict.h"
 
-
 #define TOP_INTERVAL_DEFAULT_NS (2ULL * 1000000000ULL)
 #define TOP_INTERVAL_MIN_NS (100ULL * 1000000ULL)
 
@@ -143,7 +142,7 @@ static void top_pct(FILE *out, const char *what, double excursion, double limit)
 static void top_window(FILE *out, struct top_db *db, int64_t run_id, int phase_seq)
 {
 	struct store_phase *ph = NULL, *p = NULL;
-	struct verdict v = { 0 };
+	struct verdict v = {0};
 	size_t nph = 0, w;
 	char err[512];
 	bool none;
@@ -172,8 +171,7 @@ static void top_window(FILE *out, struct top_db *db, int64_t run_id, int phase_s
 	w = v.p.window;
 	if (!v.judged) {
 		fprintf(out, "  window    %zu of %zu rounds measured (%s%s)\n", v.n, w,
-			steady_criterion_name(v.p.criterion),
-			none ? ", the plan judges none" : "");
+			steady_criterion_name(v.p.criterion), none ? ", the plan judges none" : "");
 		goto out;
 	}
 	for (size_t k = 0; k < v.nmetrics; k++) {

@@ -53,9 +53,10 @@ static long long mono_ms(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ctl-send [--no-shutdown] [--lines N] [--timeout MS] SOCKET < bytes\n"
-			"       ctl-send --flood SOCKET < endless-bytes\n"
-			"       ctl-send --ping N [--timeout MS] SOCKET < one-line\n");
+	fprintf(stderr,
+		"usage: ctl-send [--no-shutdown] [--lines N] [--timeout MS] SOCKET < bytes\n"
+		"       ctl-send --flood SOCKET < endless-bytes\n"
+		"       ctl-send --ping N [--timeout MS] SOCKET < one-line\n");
 	return 2;
 }
 
@@ -101,7 +102,7 @@ static int ping(int fd, const char *req, size_t len, long n, long timeout_ms)
 			return 2;
 		}
 		while (!got || line[got - 1] != '\n') {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
+			struct pollfd p = {.fd = fd, .events = POLLIN};
 			long left = timeout_ms - (long)(mono_ms() - t0);
 			ssize_t r;
 
@@ -160,7 +161,7 @@ static char *slurp_stdin(size_t *len)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	bool shut = true, wr_open = true, flooding = false;
 	long lines = -1, got_lines = 0, timeout_ms = 5000, pings = 0;
 	const char *path = NULL;
@@ -213,7 +214,7 @@ int main(int argc, char **argv)
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	last = mono_ms();
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p = {.fd = fd, .events = POLLIN};
 		long long now = mono_ms();
 		char buf[65536];
 		ssize_t n;
@@ -245,8 +246,8 @@ int main(int argc, char **argv)
 			if (n > 0) {
 				off += (size_t)n;
 			} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-				fprintf(stderr, "ctl-send: send after %zu of %zu bytes: %s\n", off, len,
-					strerror(errno));
+				fprintf(stderr, "ctl-send: send after %zu of %zu bytes: %s\n", off,
+					len, strerror(errno));
 				wr_open = false;
 				off = len;
 				shut = false;

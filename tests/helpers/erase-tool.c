@@ -233,8 +233,9 @@ static int cmd_list(void)
 		printf("drive: path=%s kind=%s serial=%s model=%s capacity=%" PRIu64
 		       " methods=%s err=%d inuse=%u",
 		       e->id.path, target_kind_name(e->id.kind), e->id.serial, e->id.model,
-		       e->id.capacity_bytes, erase_methods_str(erase_methods_supported(&e->id), m, sizeof(m)),
-		       e->err, e->inuse.count);
+		       e->id.capacity_bytes,
+		       erase_methods_str(erase_methods_supported(&e->id), m, sizeof(m)), e->err,
+		       e->inuse.count);
 		for (unsigned k = 0; k < e->inuse.count && k < TARGET_REASONS_MAX; k++)
 			printf(" reason=[%s]", e->inuse.reason[k]);
 		if (e->err)

@@ -63,7 +63,7 @@ static void check_ready(long long ms, const char *sock, const char *file)
 {
 	printf("%lld CHECK", ms);
 	if (sock) {
-		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
 		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
@@ -88,9 +88,9 @@ static void check_ready(long long ms, const char *sock, const char *file)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	const char *path = NULL, *check_sock = NULL, *check_file = NULL;
-	struct sigaction act = { .sa_handler = on_signal };
+	struct sigaction act = {.sa_handler = on_signal};
 	long long start = mono_ms(), deadline;
 	long timeout_s = 60;
 	int fd, one = 1;
@@ -133,14 +133,14 @@ int main(int argc, char **argv)
 			char buf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * 16)];
 		} ctl;
 		char data[8192];
-		struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) - 1 };
+		struct iovec iov = {.iov_base = data, .iov_len = sizeof(data) - 1};
 		struct msghdr msg = {
 			.msg_iov = &iov,
 			.msg_iovlen = 1,
 			.msg_control = &ctl,
 			.msg_controllen = sizeof(ctl),
 		};
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p = {.fd = fd, .events = POLLIN};
 		long long now = mono_ms(), ms;
 		long pid = -1;
 		ssize_t n;
@@ -165,8 +165,9 @@ int main(int argc, char **argv)
 				size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 				int fds[16];
 
-				memcpy(fds, CMSG_DATA(c), k * sizeof(int) < sizeof(fds) ? k * sizeof(int)
-										     : sizeof(fds));
+				memcpy(fds, CMSG_DATA(c),
+				       k * sizeof(int) < sizeof(fds) ? k * sizeof(int)
+								     : sizeof(fds));
 				for (size_t j = 0; j < k && j < 16; j++)
 					close(fds[j]);
 			}

@@ -54,8 +54,8 @@ int sqlite3_step(sqlite3_stmt *st)
 	return rc;
 }
 
-int sqlite3_exec(sqlite3 *db, const char *sql, int (*cb)(void *, int, char **, char **),
-		 void *arg, char **errmsg)
+int sqlite3_exec(sqlite3 *db, const char *sql, int (*cb)(void *, int, char **, char **), void *arg,
+		 char **errmsg)
 {
 	static int (*real)(sqlite3 *, const char *, int (*)(void *, int, char **, char **), void *,
 			   char **);

@@ -65,7 +65,8 @@ static void test_buckets(void)
 
 	for (unsigned int i = 1; i < HIST_NBUCKETS; i++)
 		bad_mono += hist_bucket_lo(i) <= hist_bucket_lo(i - 1) ||
-			    hist_index(hist_bucket_lo(i)) != i || hist_index(hist_bucket_lo(i) - 1) != i - 1;
+			    hist_index(hist_bucket_lo(i)) != i ||
+			    hist_index(hist_bucket_lo(i) - 1) != i - 1;
 	ok(!bad_mono, "bucket bounds are increasing and contiguous");
 	is_u64(hist_bucket_lo(HIST_NBUCKETS - 1) + (1ULL << ((HIST_NBUCKETS - 1) / HIST_SUB - 1)),
 	       HIST_MAX_NS, "last bucket ends at HIST_MAX_NS");
@@ -99,7 +100,7 @@ static void test_buckets(void)
 
 static void test_moments(void)
 {
-	static const uint64_t v[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+	static const uint64_t v[] = {2, 4, 4, 4, 5, 5, 7, 9};
 	struct hist h;
 
 	hist_init(&h);
@@ -141,7 +142,7 @@ static void test_percentiles(void)
 {
 	enum { N = 200000 };
 	static uint64_t vals[N];
-	static const double pcts[] = { 1, 10, 50, 90, 99, 99.9, 99.99, 100 };
+	static const double pcts[] = {1, 10, 50, 90, 99, 99.9, 99.99, 100};
 	struct hist h;
 	int bad = 0;
 
@@ -174,9 +175,8 @@ static void test_ranks(void)
 	static const struct {
 		double pct;
 		uint64_t num, den;
-	} p[] = { { 50, 1, 2 },        { 90, 9, 10 },          { 99, 99, 100 },
-		  { 99.9, 999, 1000 }, { 99.99, 9999, 10000 }, { 100, 1, 1 },
-		  { 1, 1, 100 },       { 99.999, 99999, 100000 } };
+	} p[] = {{50, 1, 2},	       {90, 9, 10}, {99, 99, 100}, {99.9, 999, 1000},
+		 {99.99, 9999, 10000}, {100, 1, 1}, {1, 1, 100},   {99.999, 99999, 100000}};
 	int bad = 0;
 
 	for (size_t k = 0; k < sizeof(p) / sizeof(p[0]); k++)
@@ -194,7 +194,8 @@ static void test_ranks(void)
 	ok(!bad, "every percentile's rank is exact for every n up to 10^5 (%d wrong)", bad);
 	is_u64(hist_rank(1000, 99.9), 999, "p99.9 of 1000 values is the 999th");
 	is_u64(hist_rank(UINT64_MAX, 100), UINT64_MAX, "p100 of 2^64-1 values is the last");
-	is_u64(hist_rank(UINT64_MAX, 50), UINT64_MAX / 2 + 1, "p50 of 2^64-1 values without overflow");
+	is_u64(hist_rank(UINT64_MAX, 50), UINT64_MAX / 2 + 1,
+	       "p50 of 2^64-1 values without overflow");
 	is_u64(hist_rank(0, 50), 0, "no values: rank 0");
 	is_u64(hist_rank(10, 0), 0, "p0: out of range");
 }

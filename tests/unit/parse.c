@@ -8,7 +8,6 @@
 #include "parse.h"
 #include "tap.h"
 
-
 static void test_u64(void)
 {
 	static const char *const bad[] = {"",	 "+1",	 "-1",	" 1",	 "1 ", "abc",
@@ -67,7 +66,8 @@ static void test_double(void)
 
 	/* parse_double() strips one sign and recurses, so it strips them all:
 	 * "--5" parses as 5, "+-5" and "-+5" as -5 */
-	ok(parse_double("1e-310", &v) == 0 && v > 0 && v < 1e-300, "double '1e-310' (subnormal) is accepted");
+	ok(parse_double("1e-310", &v) == 0 && v > 0 && v < 1e-300,
+	   "double '1e-310' (subnormal) is accepted");
 	ok(parse_double("1e999", &v) == -ERANGE, "double '1e999' overflows: -ERANGE");
 	ok(parse_double("--5", &v) == -EINVAL, "double '--5': -EINVAL (one sign only)");
 	ok(parse_double("+-5", &v) == -EINVAL, "double '+-5': -EINVAL (one sign only)");
@@ -152,7 +152,8 @@ static void test_duration(void)
 	is_int(parse_duration_ns("107000d", &v), -ERANGE, "duration 107000 days: -ERANGE");
 	is_u64(v, 5, "duration: *ret untouched on failure");
 	is_int(parse_duration_ns(NULL, &v), -EINVAL, "duration NULL: -EINVAL");
-	is_int(parse_duration_ns("0.4ns", &v), -ERANGE, "duration '0.4ns' rounds to nothing: -ERANGE");
+	is_int(parse_duration_ns("0.4ns", &v), -ERANGE,
+	       "duration '0.4ns' rounds to nothing: -ERANGE");
 }
 
 static void test_percent(void)
@@ -222,9 +223,9 @@ static void test_format(void)
 	/* rounding carries past the unit: 999999 ns prints "1000us", not
 	 * "1ms"; 999999999 ns "1000ms"; 59.95 s "60.0s" */
 	ok(!strcmp(parse_fmt_duration(b, sizeof(b), 999999), "1ms"),
-		  "fmt 999999 ns is '1ms' (got '%s')", b);
+	   "fmt 999999 ns is '1ms' (got '%s')", b);
 	ok(!strcmp(parse_fmt_duration(b, sizeof(b), 59950000000ULL), "1m00s"),
-		  "fmt 59.95 s is '1m00s' (got '%s')", b);
+	   "fmt 59.95 s is '1m00s' (got '%s')", b);
 
 	is_str(parse_fmt_size(b, sizeof(b), 0), "0 B", "fmt 0 bytes");
 	is_str(parse_fmt_size(b, sizeof(b), 1023), "1023 B", "fmt 1023 bytes");
@@ -236,7 +237,7 @@ static void test_format(void)
 	is_str(parse_fmt_size(b, sizeof(b), 1ULL << 50), "1.00 PiB", "fmt 1 PiB");
 	is_str(parse_fmt_size(b, sizeof(b), UINT64_MAX), "16384.00 PiB", "fmt UINT64_MAX");
 	ok(!strcmp(parse_fmt_size(b, sizeof(b), 1048575), "1.00 MiB"),
-		  "fmt 1048575 bytes is '1.00 MiB' (got '%s')", b);
+	   "fmt 1048575 bytes is '1.00 MiB' (got '%s')", b);
 }
 
 int main(void)

@@ -81,7 +81,7 @@ static const char lab_plan[] = "# the nightly lab plan\n"			/*  1 */
 			       "footprint = 50%\n"				/*  7 */
 			       "offset = 1g\n"					/*  8 */
 			       "database = /var/lib/plateau/lab.db\n"		/*  9 */
-			       "hook = notify\n"			/* 10 */
+			       "hook = notify\n"				/* 10 */
 			       "seed = 42\n"					/* 11 */
 			       "\n"						/* 12 */
 			       "[erase]\n"					/* 13 */
@@ -198,7 +198,8 @@ static void check_lab(const struct plan *p)
 	ok(is_profile(&ph[4].workload, "random 8k/100 70% read", PROFILE_RANDOM, 7000, 8192),
 	   "precondition 2: rw/rwmix/bssplit make 'random 8k/100 70%% read'");
 	fixed_bug(same_profile(&ph[4].load, &ph[4].workload),
-		  "plan.c applies the 100%-write variant to every workload with reads; docs/method.md "
+		  "plan.c applies the 100%-write variant to every workload with reads; "
+		  "docs/method.md "
 		  "step 3 asks for it only for a 100%-read workload",
 		  "a 70/30 precondition runs the 70/30 mix itself");
 	is_int(ph[4].steady.criterion, STEADY_FIO_DEV, "criterion fio-dev");
@@ -415,7 +416,8 @@ static void test_write_variant(void)
 	if (!parse("[run]\ndevice = /dev/x\nserial = S\n[precondition]\nprofile = 8k-7030\n",
 		   "job.plan", &p)) {
 		fixed_bug(same_profile(&p.phases[0].load, &p.phases[0].workload),
-			  "plan.c applies the write variant to mixed workloads (docs/method.md step 3: "
+			  "plan.c applies the write variant to mixed workloads (docs/method.md "
+			  "step 3: "
 			  "only 100%-read ones)",
 			  "8k-7030 preconditions with the 70/30 mix itself");
 	} else {
@@ -732,8 +734,8 @@ static void test_errors(void)
 		int r = plan_parse("[run]\ndevice = /dev/x\x01y\nserial = S\n[fill]\n", "job.plan",
 				   &p, err, sizeof(err));
 
-		fixed_bug(r == -EINVAL &&
-				  !strcmp(err, "job.plan:2: control character 0x01 in the line (expected text)"),
+		fixed_bug(r == -EINVAL && !strcmp(err, "job.plan:2: control character 0x01 in the "
+						       "line (expected text)"),
 			  "only CR and NUL are checked; other control characters (\\x01, ESC) "
 			  "reach device names and terminals",
 			  "a control character (\\x01) in a value is refused");
@@ -761,7 +763,8 @@ static void test_errors(void)
 		fails(huge, "job.plan: larger than 200 KiB; not a plan", "a plan over 200 KiB");
 		huge[n - 1] = '\0';
 		plan_parse(huge, "job.plan", &hp, herr, sizeof(herr));
-		ok(!strstr(herr, "larger than"), "a plan of exactly PLAN_TEXT_MAX bytes is not too large");
+		ok(!strstr(herr, "larger than"),
+		   "a plan of exactly PLAN_TEXT_MAX bytes is not too large");
 		plan_free(&hp);
 		free(huge);
 	}

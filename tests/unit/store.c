@@ -636,7 +636,8 @@ static void test_migrate_fails(void)
 	if ((p = strstr(sql, "CREATE TABLE ")) && sscanf(p + 13, "%63[A-Za-z0-9_]", table) == 1) {
 		raw_exec(db, "CREATE TABLE %s (in_the_way INTEGER)", table);
 	} else if ((p = strstr(sql, "ALTER TABLE ")) &&
-		   sscanf(p + 12, "%63[A-Za-z0-9_] ADD COLUMN %63[A-Za-z0-9_]", table, column) == 2) {
+		   sscanf(p + 12, "%63[A-Za-z0-9_] ADD COLUMN %63[A-Za-z0-9_]", table, column) ==
+			   2) {
 		raw_exec(db, "ALTER TABLE %s ADD COLUMN %s TEXT", table, column);
 	} else {
 		sqlite3_close(db);
@@ -1256,8 +1257,7 @@ static void test_requester(void)
 	snprintf(known.requester_via, sizeof(known.requester_via), STORE_VIA_DAEMON);
 	is_int(store_run_insert(fx.s, &known), 0, "insert a run with its requester");
 	is_str(raw_requester(path_of("requester.db"), known.id),
-	       "integer:1000|integer:4242|" REQ_CMD "|plateaud",
-	       "stored as integers and text");
+	       "integer:1000|integer:4242|" REQ_CMD "|plateaud", "stored as integers and text");
 	is_int(store_run_get(fx.s, known.id, &got), 0, "read it back");
 	ok(same_requester(&got, &known), "uid, pid, command and via read back identical");
 	is_str(got.name, "known", "the rest of the run too");
@@ -1303,7 +1303,8 @@ static void test_requester(void)
 	longcmd.requester_pid = 2147483647LL;
 	memset(longcmd.requester_cmd, 'c', sizeof(longcmd.requester_cmd) - 1);
 	snprintf(longcmd.requester_via, sizeof(longcmd.requester_via), STORE_VIA_CLI);
-	is_int(store_run_insert(fx.s, &longcmd), 0, "insert the largest uid and pid, a 255-byte command");
+	is_int(store_run_insert(fx.s, &longcmd), 0,
+	       "insert the largest uid and pid, a 255-byte command");
 	is_int(store_run_get(fx.s, longcmd.id, &got), 0, "read it back");
 	ok(same_requester(&got, &longcmd), "read back identical");
 	store_run_clear(&got);
@@ -1345,12 +1346,12 @@ static void test_requester(void)
 		static const struct {
 			const char *set, *column;
 		} corrupt[] = {
-			{ "requester_uid = -3", "requester_uid" },
-			{ "requester_uid = 'root'", "requester_uid" },
-			{ "requester_pid = 0", "requester_pid" },
-			{ "requester_pid = -4242", "requester_pid" },
-			{ "requester_via = 'telnet'", "requester_via" },
-			{ "requester_via = ''", "requester_via" },
+			{"requester_uid = -3", "requester_uid"},
+			{"requester_uid = 'root'", "requester_uid"},
+			{"requester_pid = 0", "requester_pid"},
+			{"requester_pid = -4242", "requester_pid"},
+			{"requester_via = 'telnet'", "requester_via"},
+			{"requester_via = ''", "requester_via"},
 		};
 		sqlite3 *db = raw_open(path_of("requester.db"));
 		char want[64];
@@ -1362,8 +1363,9 @@ static void test_requester(void)
 			bail_out("reopen requester.db");
 		snprintf(want, sizeof(want), "runs row %lld", (long long)known.id);
 		for (size_t i = 0; i < sizeof(corrupt) / sizeof(corrupt[0]); i++) {
-			raw_exec(db, "PRAGMA ignore_check_constraints = ON; UPDATE runs SET %s WHERE "
-				     "id = %lld; PRAGMA ignore_check_constraints = OFF",
+			raw_exec(db,
+				 "PRAGMA ignore_check_constraints = ON; UPDATE runs SET %s WHERE "
+				 "id = %lld; PRAGMA ignore_check_constraints = OFF",
 				 corrupt[i].set, (long long)known.id);
 			r = store_run_get(fx.s, known.id, &got);
 			is_int(r, -EBADMSG, "%s: store_run_get -EBADMSG", corrupt[i].set);
@@ -1374,8 +1376,9 @@ static void test_requester(void)
 			rows.n = 0;
 			is_int(store_runs_foreach(fx.s, NULL, req_cb, &rows), -EBADMSG,
 			       "%s: store_runs_foreach -EBADMSG", corrupt[i].set);
-			raw_exec(db, "UPDATE runs SET requester_uid = 1000, requester_pid = 4242, "
-				     "requester_via = 'plateaud' WHERE id = %lld",
+			raw_exec(db,
+				 "UPDATE runs SET requester_uid = 1000, requester_pid = 4242, "
+				 "requester_via = 'plateaud' WHERE id = %lld",
 				 (long long)known.id);
 		}
 		is_int(store_run_get(fx.s, known.id, &got), 0, "repaired, it reads again");
@@ -1396,7 +1399,8 @@ static void test_requester_migrate(void)
 
 	make_old_db(path_of("req-v2.db"), 2);
 	is_int(raw_int(path_of("req-v2.db"),
-		       "SELECT count(*) FROM pragma_table_info('runs') WHERE name LIKE 'requester%'",
+		       "SELECT count(*) FROM pragma_table_info('runs') WHERE name LIKE "
+		       "'requester%'",
 		       NULL, 0),
 	       0, "schema 2: runs has no requester columns");
 	r = store_open(path_of("req-v2.db"), 0, &s, err, sizeof(err));
@@ -1406,7 +1410,8 @@ static void test_requester_migrate(void)
 	is_int(store_version(s), store_latest_version(), "and is migrated to %d",
 	       store_latest_version());
 	is_int(raw_int(path_of("req-v2.db"),
-		       "SELECT count(*) FROM pragma_table_info('runs') WHERE name LIKE 'requester%'",
+		       "SELECT count(*) FROM pragma_table_info('runs') WHERE name LIKE "
+		       "'requester%'",
 		       NULL, 0),
 	       4, "runs has the four requester columns");
 	is_str(raw_requester(path_of("req-v2.db"), 1), "NULL|NULL|NULL|NULL",

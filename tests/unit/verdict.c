@@ -46,7 +46,7 @@ int main(void)
 {
 	struct verdict_params vp, cli;
 	struct steady_params sp;
-	struct steady_result r = { 0 };
+	struct steady_result r = {0};
 	struct plan p;
 	int metrics[SAMPLE_METRIC_N];
 	size_t nm;
@@ -54,8 +54,9 @@ int main(void)
 	const char *cells[VERDICT_CSV_NCOLS];
 	json_object *o;
 
-	is_int(roundtrip(PLAN_HEAD "steady = fio-dev\nwindow = 1000\ndata_limit = 7\n"
-				   "limits_absolute = yes\nmax_rounds = 1000000\nmetrics = lat,iops\n",
+	is_int(roundtrip(PLAN_HEAD
+			 "steady = fio-dev\nwindow = 1000\ndata_limit = 7\n"
+			 "limits_absolute = yes\nmax_rounds = 1000000\nmetrics = lat,iops\n",
 			 &p, &vp),
 	       0, "a plan's parameters are written and read back");
 	is_int(vp.criterion, STEADY_FIO_DEV, "criterion");
@@ -81,13 +82,15 @@ int main(void)
 	is_str(err, "t.plan:6: [precondition] window: expected a number 2..1000, not '1001'",
 	       "a plan refuses window 1001");
 	plan_free(&p);
-	ok(parse_fails("{\"criterion\":\"snia\",\"window\":1001}", "window: expected a number 2..1000"),
+	ok(parse_fails("{\"criterion\":\"snia\",\"window\":1001}",
+		       "window: expected a number 2..1000"),
 	   "so does the params reader");
 	ok(parse_fails("{\"max_rounds\":1000001}", "max_rounds: expected a number 0..1000000"),
 	   "max_rounds above the plan's bound");
 	ok(parse_fails("{\"data_limit\":-1}", "data_limit: expected a non-negative number"),
 	   "a negative limit");
-	ok(parse_fails("{\"criterion\":\"fast\"}", "criterion: expected snia"), "an unknown criterion");
+	ok(parse_fails("{\"criterion\":\"fast\"}", "criterion: expected snia"),
+	   "an unknown criterion");
 	ok(parse_fails("{\"metrics\":[\"iops\",\"iops\"]}", "metrics"), "a metric twice");
 	ok(parse_fails("[1]", "expected a JSON object"), "not an object");
 	is_int(verdict_params_parse(NULL, &vp, err, sizeof(err)), 0, "no params: nothing given");
