@@ -286,14 +286,6 @@ void cli_close_phase(struct cli_phase *ph)
 	memset(ph, 0, sizeof(*ph));
 }
 
-int64_t cli_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 char *cli_fmt_time(char *buf, size_t len, int64_t ns)
 {
 	time_t t = (time_t)(ns / 1000000000LL);
@@ -344,8 +336,8 @@ int cli_parse_when(const char *s, int64_t *ns)
 		return 0;
 	}
 	/* a duration means "that long ago" */
-	if (!parse_duration_ns(s, &ago) && (int64_t)ago <= cli_now_ns()) {
-		*ns = cli_now_ns() - (int64_t)ago;
+	if (!parse_duration_ns(s, &ago) && (int64_t)ago <= clock_wall_ns()) {
+		*ns = clock_wall_ns() - (int64_t)ago;
 		return 0;
 	}
 	return -EINVAL;

@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "paths.h"
+#include "clock.h"
 #include "store.h"
 
 /*
@@ -97,7 +98,6 @@ char *cli_fmt_time(char *buf, size_t len, int64_t ns);
 char *cli_fmt_iso(char *buf, size_t len, int64_t ns);
 /* "2026-11-29", "2026-11-29 13:00[:00]" (local) or "24h"/"7d" (ago) -> ns */
 int cli_parse_when(const char *s, int64_t *ns);
-int64_t cli_now_ns(void);
 
 /* Subcommands */
 int cmd_runs(struct cli *cli, int argc, char **argv);

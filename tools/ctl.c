@@ -388,14 +388,14 @@ int cmd_wait(struct cli *cli, int argc, char **argv)
 	if ((r = cli_parse_run(argv[optind], &run_id)))
 		return r;
 	if (timeout_ns)
-		deadline = cli_now_ns() + (int64_t)timeout_ns;
+		deadline = clock_mono_ns() + (int64_t)timeout_ns;
 	for (;;) {
 		struct timespec ts = {.tv_nsec = 250000000L};
 
 		r = wait_check(cli, run_id, what, &finished);
 		if (finished || (r != CLI_OK && r != CLI_NOT))
 			return r;
-		if (deadline && cli_now_ns() >= deadline) {
+		if (deadline && clock_mono_ns() >= deadline) {
 			printf("run %lld: timed out waiting for %s\n", (long long)run_id,
 			       what == WAIT_STEADY ? "steady state" : "the end");
 			return CLI_NOT;

@@ -878,7 +878,7 @@ static int rep_page(struct rep *R)
 		return r;
 	fputs("</style>\n</head>\n<body>\n<header>\n<h1>plateau report</h1>\n<p class=\"meta\">",
 	      f);
-	h_printf(f, "Generated %s by plateau %s from %s.", rep_time(t, sizeof(t), cli_now_ns()),
+	h_printf(f, "Generated %s by plateau %s from %s.", rep_time(t, sizeof(t), clock_wall_ns()),
 		 PLATEAU_VERSION, R->cli->db_path);
 	fputs("</p>\n<p class=\"hint\">Drag across a chart to zoom in (sideways: time or load; "
 	      "up or down: values), double-click it to zoom out; hover for values; click a "

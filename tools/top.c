@@ -279,7 +279,7 @@ static int top_frame(FILE *out, const char *socket_path, struct top_db *db, bool
 	else
 		fprintf(out, "%zu run%s in progress", n, n == 1 ? "" : "s");
 	if (live)
-		fprintf(out, "   %s", cli_fmt_time(buf, sizeof(buf), cli_now_ns()));
+		fprintf(out, "   %s", cli_fmt_time(buf, sizeof(buf), clock_wall_ns()));
 	fputc('\n', out);
 	/* the database the daemon writes, unless one was named (--db,
 	 * $PLATEAU_DB): on one host they are the same file */
@@ -297,7 +297,7 @@ static int top_frame(FILE *out, const char *socket_path, struct top_db *db, bool
 			fprintf(out, "(an entry of plateaud's status that is not a run)\n");
 			continue;
 		}
-		top_run(out, o, db, cli_now_ns());
+		top_run(out, o, db, clock_wall_ns());
 	}
 	if (live)
 		fputs("\nCtrl-C quits\n", out);
