@@ -12,17 +12,34 @@
  */
 #define _cleanup_(f) __attribute__((cleanup(f)))
 
+/**
+ * freep() - free() the pointer a _cleanup_free_ variable holds
+ * @p: address of the variable (NULL in it is fine)
+ */
 static inline void freep(void *p)
 {
 	free(*(void **)p);
 }
 
+/**
+ * closep() - close() the descriptor a _cleanup_close_ variable holds
+ * @fd: address of the variable; a negative descriptor is left alone
+ *
+ * close()'s result is ignored.
+ */
 static inline void closep(int *fd)
 {
 	if (*fd >= 0)
 		close(*fd);
 }
 
+/**
+ * fclosep() - fclose() the stream a _cleanup_fclose_ variable holds
+ * @f: address of the variable (NULL in it is fine)
+ *
+ * fclose()'s result, and with it a failure to flush buffered writes, is
+ * ignored: a caller that must know closes the stream itself (TAKE_PTR()).
+ */
 static inline void fclosep(FILE **f)
 {
 	if (*f)

@@ -13,7 +13,12 @@
 
 #define CLOCK_NS_PER_SEC 1000000000LL
 
-/* CLOCK_REALTIME in ns since the epoch: stored times */
+/**
+ * clock_wall_ns() - wall time, for what is stored and shown
+ *
+ * Return: CLOCK_REALTIME in ns since the epoch (samples, events, runs);
+ * it jumps when the clock is set, so never use it for a duration.
+ */
 static inline int64_t clock_wall_ns(void)
 {
 	struct timespec ts;
@@ -22,7 +27,13 @@ static inline int64_t clock_wall_ns(void)
 	return (int64_t)ts.tv_sec * CLOCK_NS_PER_SEC + ts.tv_nsec;
 }
 
-/* CLOCK_MONOTONIC in ns: durations, timeouts, rate limits */
+/**
+ * clock_mono_ns() - monotonic time, for durations
+ *
+ * Return: CLOCK_MONOTONIC in ns (since an unspecified start, usually boot):
+ * durations, timeouts, rate limits; not comparable across reboots, so
+ * never stored.
+ */
 static inline int64_t clock_mono_ns(void)
 {
 	struct timespec ts;

@@ -94,7 +94,13 @@ enum engine_stop_reason {
 	ENGINE_STOP_ERROR,    /* an I/O error under ENGINE_ERROR_STOP, or a ring failure */
 };
 
-/* "duration", "bytes", "done", "request", "callback", "error", "none" */
+/**
+ * engine_stop_reason_name() - the name of a stop reason, for records and events
+ * @r: reason
+ *
+ * Return: a static string: "duration", "bytes", "done", "request",
+ * "callback", "error" or "none"; "?" for a value out of range.
+ */
 const char *engine_stop_reason_name(enum engine_stop_reason r);
 
 /**
@@ -116,19 +122,25 @@ struct engine_target {
  * @path: block device or regular file
  * @ret: written only on success
  *
- * Opens nothing exclusively and does no I/O.
+ * Opens @path read-only (O_NONBLOCK, never O_EXCL) for the length of the
+ * call and does no I/O.
  *
- * Return: 0, -errno from stat/open/ioctl, or -EINVAL for anything that is
- * neither a block device nor a regular file.
+ * Return: 0; -EINVAL for a NULL or empty @path or anything that is neither
+ * a block device nor a regular file; -EIO when the device reports a logical
+ * block size of 0; other -errno from open/fstat/ioctl.
  */
 int engine_target_probe(const char *path, struct engine_target *ret);
 
 /**
  * engine_target_probe_fd() - engine_target_probe() through a descriptor
- * @fd: open block device or regular file
+ * @fd: open block device or regular file; the caller keeps it
  * @ret: written only on success
  *
- * Return: 0, -errno, or -EINVAL for anything else.
+ * Used where the target must be the one a check already opened, not
+ * whatever its path names now.
+ *
+ * Return: 0; -EINVAL for anything but a block device or regular file; -EIO
+ * for a logical block size of 0; other -errno from fstat/ioctl.
  */
 int engine_target_probe_fd(int fd, struct engine_target *ret);
 
@@ -139,15 +151,18 @@ int engine_target_probe_fd(int fd, struct engine_target *ret);
  * @offset_bytes: start of the region, a multiple of @lba_bytes
  * @size_bytes: length of the region, a multiple of @lba_bytes; 0 means up
  *              to the end of the target (rounded down to whole blocks)
- * @size_pct: when > 0, the length is this percentage (0 < pct <= 100) of
- *            the bytes from @offset_bytes to the end, rounded down to whole
- *            blocks, and @size_bytes is ignored
+ * @size_pct: when not 0, the length is this percentage (0 < pct <= 100)
+ *            of the bytes from @offset_bytes to the end, rounded down to
+ *            whole blocks, and @size_bytes is ignored; 0 uses @size_bytes
  * @ret_len: the length in bytes, written only on success
  * @err: filled with what was wrong on failure (may be NULL)
  * @errlen: size of @err
  *
- * Return: 0, or -EINVAL for an unaligned offset or size, an offset at or
- * past the end, a region past the end, or a region under one block.
+ * Pure arithmetic: no I/O.
+ *
+ * Return: 0, or -EINVAL for a @lba_bytes that is not a power of two, an
+ * unaligned offset or size, an offset at or past the end, a @size_pct
+ * outside (0, 100], a region past the end, or a region under one block.
  */
 int engine_footprint(uint64_t target_bytes, uint32_t lba_bytes, uint64_t offset_bytes,
 		     uint64_t size_bytes, double size_pct, uint64_t *ret_len, char *err,
@@ -349,10 +364,14 @@ struct engine;
  * the profile (sizes, percentages summing to 100, alignment to the logical
  * block size), the footprint against the target's size, the fill and
  * resume parameters, and the memory the buffers need.  The target is
- * opened (O_DIRECT, block devices O_EXCL) so that "in use" shows here.
+ * opened (O_DIRECT, read-write only for a job that writes, block devices
+ * O_EXCL) so that "in use" shows here; with job.use_fd, job.fd is
+ * duplicated instead and the caller keeps its own.  Free the engine with
+ * engine_free().
  *
- * Return: 0, -EINVAL for a bad parameter, -errno from opening the target
- * (e.g. -EBUSY), -ENOMEM.
+ * Return: 0; -EINVAL for a bad parameter; -EBADF when job.fd (use_fd) is
+ * not open with O_DIRECT, or not read-write for a job that writes;
+ * -ENOMEM; other -errno from probing or opening the target (e.g. -EBUSY).
  */
 int engine_new(const struct engine_job *job, struct engine **ret, char *err, size_t errlen);
 
@@ -390,14 +409,51 @@ int engine_run(struct engine *e, struct engine_result *res);
  */
 void engine_stop(struct engine *e);
 
-/* The profile actually run (after alignment), for naming bs_ios entries. */
+/**
+ * engine_profile() - the profile actually run
+ * @e: engine from engine_new()
+ *
+ * The job's profile after profile_align() to the logical block size: its
+ * entries are what engine_result.bs_ios is indexed by.
+ *
+ * Return: a profile owned by @e, valid until engine_free().
+ */
 const struct profile *engine_profile(const struct engine *e);
-/* Footprint, target and block size the engine resolved. */
+
+/**
+ * engine_footprint_offset() - where the resolved footprint starts
+ * @e: engine from engine_new()
+ *
+ * Return: the footprint's first byte on the target (job.offset_bytes).
+ */
 uint64_t engine_footprint_offset(const struct engine *e);
+
+/**
+ * engine_footprint_bytes() - length of the resolved footprint
+ * @e: engine from engine_new()
+ *
+ * Return: the footprint's length in bytes as engine_footprint() computed
+ * it (job.size_bytes 0 resolved to the end of the target).
+ */
 uint64_t engine_footprint_bytes(const struct engine *e);
+
+/**
+ * engine_target() - the target as engine_new() probed it
+ * @e: engine from engine_new()
+ *
+ * Return: size, logical block size and kind, owned by @e; @lba_bytes is
+ * the probed one even when job.lba_bytes asked for a larger block size.
+ */
 const struct engine_target *engine_target(const struct engine *e);
 
-/* engine_free() - close the target and free @e; NULL is fine; not while running */
+/**
+ * engine_free() - close the target and free an engine
+ * @e: engine, or NULL
+ *
+ * Not while engine_run() is running.  The buffers of a worker that gave up
+ * on hung I/O are not unmapped (the kernel may still write into them): they
+ * stay allocated until the process exits.
+ */
 void engine_free(struct engine *e);
 
 #endif

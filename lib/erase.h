@@ -252,7 +252,14 @@ int erase_method_parse(const char *s, enum erase_method *m);
  * erase_methods_supported() - which methods a target advertises
  * @id: identity (kind and NVMe capability fields are used)
  *
- * Return: bitmask of ERASE_BIT(method); ERASE_NONE is always included.
+ * NVMe: the sanitize and format methods SANICAP, OACS and FNA advertise,
+ * plus discard and zero through the block device when there is one (on
+ * explicit request only: "auto" never picks them).  Block devices: secure
+ * discard and zero always (the kernel decides at run time), discard when
+ * queue/discard_max_bytes is not 0.  Files: punch and zero.
+ *
+ * Return: bitmask of ERASE_BIT(method); ERASE_NONE is always included,
+ * ERASE_AUTO never.
  */
 uint32_t erase_methods_supported(const struct target_identity *id);
 
@@ -262,7 +269,10 @@ uint32_t erase_methods_supported(const struct target_identity *id);
  * @buf: destination
  * @len: size of @buf
  *
- * Return: @buf.
+ * Names in enum order, comma-separated; the "auto" bit is ignored.  Only
+ * whole names are written when @buf is too small.
+ *
+ * Return: @buf ("" for an empty mask).
  */
 char *erase_methods_str(uint32_t mask, char *buf, size_t len);
 
@@ -270,30 +280,42 @@ char *erase_methods_str(uint32_t mask, char *buf, size_t len);
  * erase_dry_run() - what erase_run() would try, without sending anything
  * @id: identity
  * @method: requested method
- * @plan: result
- * @msg: why the request cannot run, on failure
+ * @plan: result (zeroed first; @plan->requested is set even on failure)
+ * @msg: why the request cannot run, on failure (may be NULL)
  * @msg_len: size of @msg
  *
- * Return: 0, or -EOPNOTSUPP when @method is not supported by the target (or
- * "auto" has nothing to run), -EINVAL for a method of another kind of target.
+ * Pure: reads only @id, sends nothing.
+ *
+ * Return: 0; -EOPNOTSUPP when the target does not offer @method, including
+ * a method of another kind of target ("sanitize-crypto needs an NVMe
+ * namespace"), or "auto" has nothing to run; -EINVAL for a value that is
+ * not an enum erase_method.
  */
 int erase_dry_run(const struct target_identity *id, enum erase_method method,
 		  struct erase_plan *plan, char *msg, size_t msg_len);
 
 /**
  * erase_run() - erase an open target
- * @fd: descriptor from target_open(..., true, ...); a format replaces it with
- *      a fresh one (the old one is closed), so pass a variable
+ * @fd: descriptor opened read-write with O_DIRECT (guard_open(), or
+ *      target_open(..., true, ...)); a format closes it and stores a fresh
+ *      one of the same device here, so pass a variable: -1 when re-opening
+ *      failed.  The caller closes whatever @fd holds afterwards.
  * @id: identity of @fd (from target_identify_fd())
  * @o: options
- * @rec: result (zeroed first)
+ * @rec: result (zeroed first); @rec->msg says what failed
  *
  * Does not check identity or use: the gate (guard_open()) does first.
- * Verifies unless @o->no_verify.
+ * Blocks until the erase (and the read-back) is over, polling a sanitize
+ * and calling @o->progress from the calling thread.  Verifies unless
+ * @o->no_verify or the method was "none".
  *
- * Return: 0 when an erase completed (see @rec->verify for the read-back),
- * or -errno: -EOPNOTSUPP nothing supported, -EREMOTEIO drive rejected the
- * last method, -EIO sanitize failed, -ETIMEDOUT deadline, -ECANCELED stopped.
+ * Return: 0 when an erase completed (see @rec->verify for the read-back,
+ * which may have failed to match), or -errno: -EOPNOTSUPP nothing
+ * supported, -EREMOTEIO drive rejected the last method, -EIO sanitize
+ * failed, -ESTALE the device re-opened after a format is not the same
+ * namespace, -ETIMEDOUT deadline, -ECANCELED stopped, -EINVAL an unknown
+ * method; another -errno from the device, or from the read-back after a
+ * completed erase (then @rec->completed is true).
  */
 int erase_run(int *fd, const struct target_identity *id, const struct erase_opts *o,
 	      struct erase_record *rec);
@@ -310,9 +332,10 @@ int erase_run(int *fd, const struct target_identity *id, const struct erase_opts
  *
  * Return: 0 when a sanitize in progress completed, or the most recent one
  * completed and nothing was written since (SSTAT Global Data Erased);
+ * -EOPNOTSUPP when @id is not an NVMe namespace that supports sanitize;
  * -ENOENT when there is nothing to resume (never sanitized, or written
  * since: erase again), -EIO when it failed, -ETIMEDOUT / -ECANCELED as
- * erase_run().
+ * erase_run(); another -errno when the log page could not be read.
  */
 int erase_resume(int fd, const struct target_identity *id, const struct erase_opts *o,
 		 struct erase_record *rec);
@@ -323,18 +346,24 @@ int erase_resume(int fd, const struct target_identity *id, const struct erase_op
  * @id: identity (capacity, block size)
  * @expect: 0x00 or 0xff
  * @o: options (samples, range size, seed, callbacks)
- * @v: result
+ * @v: result (zeroed first)
+ *
+ * Reads the first and the last range and @o->verify_samples random ones
+ * (one range when the target is no larger than a range), each aligned to
+ * the logical block size.  A regular file's unaligned tail is read without
+ * O_DIRECT.
  *
  * Return: 0 (whether or not it passed: see @v->passed), or -errno when
- * reading failed, -ECANCELED when stopped.
+ * reading failed, -ENOMEM, -ECANCELED when stopped.
  */
 int erase_verify(int fd, const struct target_identity *id, uint8_t expect,
 		 const struct erase_opts *o, struct erase_verify *v);
 
 /*
- * Transitional: erase_drive() is now guard_erase() (guard.h), above this
- * layer; kept under its old name until tests/helpers/erase-tool.c calls
- * guard_erase() and includes guard.h.  No lib/ file uses it.
+ * Transitional: erase_drive() is now guard_erase(), documented in guard.h
+ * (above this layer); declared here under its old name until
+ * tests/helpers/erase-tool.c calls guard_erase() and includes guard.h.  No
+ * lib/ file uses it.
  */
 int guard_erase(const char *path, const struct erase_opts *o, struct target_identity *id,
 		struct erase_record *rec);

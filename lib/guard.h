@@ -57,20 +57,6 @@ enum guard_flags {
 };
 
 /**
- * struct guard_req - what the caller is about to do
- * @path: the target as the operator named it
- * @want: serial / EUI64 / NGUID / WWN the operator named; required to write
- * @want_field: the plan field @want came from ("serial"), for messages
- * @kind: TARGET_UNKNOWN detects; TARGET_NVME accepts an ioctl-mocked file
- * @flags: enum guard_flags
- * @erase_method: the erase the run will do (ERASE_NONE: none); an erase
- *                reaching every namespace adds them all to the checks
- * @run_id: written into the lock files (0 = none yet, see guard_set_run())
- * @lock_dir: NULL = $PLATEAU_LOCK_DIR, else GUARD_LOCK_DIR
- * @files: NULL: any regular file the caller can open (plateau run, the
- *         requester's own rights); else the rule for regular files
- */
-/**
  * struct guard_files - where a regular file may be a target (plateaud)
  * @dirs: absolute directories (plateaud.conf's file_targets); a regular
  *        file must be reached beneath one of them without following a
@@ -88,6 +74,21 @@ struct guard_files {
 	const char *const *deny_paths;
 };
 
+/**
+ * struct guard_req - what the caller is about to do
+ * @path: the target as the operator named it
+ * @want: serial / EUI64 / NGUID / WWN the operator named; required to write
+ * @want_field: the plan field @want came from ("serial"), for messages
+ * @kind: TARGET_UNKNOWN detects; TARGET_NVME accepts an ioctl-mocked file
+ * @flags: enum guard_flags
+ * @erase_method: the erase the run will do (ERASE_NONE: none); an erase
+ *                reaching every namespace adds them all to the checks
+ * @run_id: written into the lock files (0 = none yet, see guard_set_run())
+ * @lock_dir: NULL or "" = $PLATEAU_LOCK_DIR when set and not empty, else
+ *            GUARD_LOCK_DIR
+ * @files: NULL: any regular file the caller can open (plateau run, the
+ *         requester's own rights); else the rule for regular files
+ */
 struct guard_req {
 	const char *path;
 	const char *want;
@@ -119,10 +120,15 @@ struct guard_lock {
  * @flags: the request's flags
  * @erase_all_ns: the planned erase reaches every namespace of the controller
  * @namespaces: with @erase_all_ns: the namespaces it would reach ("nvme0n1 nvme0n2")
+ * @nlocks: entries of @locks in use
  * @locks: locks held (probe mode: none)
  * @lock_note: how the drive is locked, for the verdict
+ * @path: the request's path, for guard_refusal()
+ * @lock_dir: the lock directory in use
+ * @run_id: the run written into the lock files (guard_set_run())
  * @err: 0, or the -errno of the refusal (-EPERM identity, -EBUSY in use or
- *       locked, -ESTALE changed, other: a check failed)
+ *       locked, -ESTALE changed, other: a check failed); the first refusal
+ *       decides it, later ones only add reasons
  * @nreasons: reasons for the refusal (more than GUARD_REASONS_MAX counted)
  * @reason: each reason, without the path
  */
@@ -149,8 +155,25 @@ struct guard {
  * @rq: request
  * @g: result; always initialised (guard_close() it whatever the return)
  *
+ * @rq->path is looked up once (O_PATH) and everything else goes through
+ * the descriptor opened from it: O_DIRECT (block devices also O_EXCL),
+ * read-write only for GUARD_WRITES without GUARD_PROBE.  An NVMe generic
+ * char device is identified, then its block device is opened for I/O and
+ * must identify as the same namespace.  Without GUARD_WRITES only the
+ * identity is read and, when @rq->want is given, matched: nothing is
+ * checked for use or locked.  With GUARD_PROBE the descriptor is closed
+ * again before returning and no lock is taken (locks held by others are
+ * still reported).  All the checks run and all their reasons are kept,
+ * so one refusal lists everything that is wrong.
+ *
  * Return: 0 (the target may be used as asked), or the refusal's -errno
- * (also in @g->err) with its reasons in @g.
+ * (also in @g->err) with its reasons in @g: -EINVAL no path, or not a
+ * drive or regular file; -EPERM not named, named otherwise, or a regular
+ * file @rq->files does not allow; -EBUSY in use, locked or claimed;
+ * -ESTALE a generic device's block device is another namespace, or a
+ * regular file changed while its path was checked; -ENODEV a generic
+ * device without a block device, to write; another -errno from open or
+ * identify.
  */
 int guard_open(const struct guard_req *rq, struct guard *g);
 
@@ -161,10 +184,14 @@ int guard_open(const struct guard_req *rq, struct guard *g);
  * @whole_ctrl: the phase is an erase that reaches every namespace
  *
  * Reads the identity through @g->fd again (the kernel revalidates a
- * namespace after a format), compares it with @g->id, matches @want and
- * repeats the in-use checks.  Reasons replace the old ones.
+ * namespace after a format), compares it with @g->id (target_same()),
+ * matches @want and repeats the in-use checks; the locks are kept as they
+ * are.  @g->err and the reasons are reset first.  A @want that does not
+ * match is reported as a "serial" whatever field the plan used.
  *
- * Return: 0 or the refusal's -errno.
+ * Return: 0 or the refusal's -errno (also in @g->err): -EBADF @g holds no
+ * descriptor (refused, probe mode or closed); -ESTALE no longer the same
+ * drive; -EPERM not named; -EBUSY in use.
  */
 int guard_recheck(struct guard *g, const char *want, bool whole_ctrl);
 
@@ -172,12 +199,20 @@ int guard_recheck(struct guard *g, const char *want, bool whole_ctrl);
  * guard_set_run() - record the run id in the lock files (who holds the drive)
  * @g: guard
  * @run_id: run
+ *
+ * Rewrites each lock file held as "pid=P uid=U run=R via=PROGRAM", what
+ * another process's dry run prints; write errors are ignored (the lock is
+ * what counts, the text only explains it).
  */
 void guard_set_run(struct guard *g, int64_t run_id);
 
 /**
  * guard_close() - release the descriptor and the locks
- * @g: guard (may be refused, or closed already)
+ * @g: guard from guard_open() (may be refused, or closed already)
+ *
+ * Lock files are emptied and closed, never unlinked (unlinking races with
+ * the next process that locks the same file).  @g's identity and reasons
+ * stay readable.
  */
 void guard_close(struct guard *g);
 
@@ -187,7 +222,10 @@ void guard_close(struct guard *g);
  * @buf: destination
  * @len: size of @buf
  *
- * "refusing /dev/loop3: loop3 is mounted at /mnt; loop3 is active swap"
+ * "refusing /dev/loop3: loop3 is mounted at /mnt; loop3 is active swap":
+ * the reasons kept, joined by "; ", then "; and N more" when there were
+ * more than GUARD_REASONS_MAX; the errno text when there is no reason.
+ * Cut to @len.
  *
  * Return: @buf.
  */
@@ -199,6 +237,9 @@ char *guard_refusal(const struct guard *g, char *buf, size_t len);
  * @buf: destination
  * @len: size of @buf
  *
+ * "identity matches the plan (serial); not in use; <lock note>", or
+ * "identity read; the plan does not write" without GUARD_WRITES.
+ *
  * Return: @buf.
  */
 char *guard_checks(const struct guard *g, char *buf, size_t len);
@@ -206,15 +247,17 @@ char *guard_checks(const struct guard *g, char *buf, size_t len);
 /**
  * guard_erase() - erase a target through the gate, from its path
  * @path: device or file
- * @o: options; @o->want is required unless @o->method is ERASE_NONE
- * @id: the identity erased (may be NULL)
- * @rec: result
+ * @o: options; @o->want is required unless @o->method is ERASE_NONE (it
+ *     is reported as a "serial" in messages whatever it names)
+ * @id: the identity erased, written once the gate passed (may be NULL)
+ * @rec: result (zeroed first)
  *
  * guard_open() with GUARD_WRITES (ERASE_NONE: without), so the identity
  * is read through the descriptor that will be written and matched with
  * @o->want, every use is checked (over every namespace when the chain may
  * reach them) and the locks are taken; then erase_run() through that
- * descriptor.
+ * descriptor.  The descriptor and the locks are released before it
+ * returns.
  *
  * Return: as erase_run(), or the refusal of guard_open() (-EPERM, -EBUSY,
  * -ESTALE, -EINVAL, -errno of identify / open); @rec->msg says why.

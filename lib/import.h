@@ -22,6 +22,7 @@ enum import_log_kind {
 	IMPORT_LOG_SLAT,   /* NAME_slat.N.log */
 };
 
+/* A series read by import_csv() or import_fiolog(); import_series_free() it. */
 struct import_series {
 	double *values; /* n values, one per round (malloc'ed) */
 	size_t n;
@@ -38,6 +39,7 @@ struct import_series {
 	double partial_s; /* the seconds that dropped round covered */
 };
 
+/* Why an import failed, for the message the CLI prints. */
 struct import_error {
 	size_t line; /* 1-based; 0 when the error is not about one line */
 	char msg[256];
@@ -100,14 +102,43 @@ int import_csv(FILE *f, const char *column, struct import_series *out, struct im
 int import_fiolog(FILE *f, const char *name, enum import_log_kind kind, double round_s,
 		  struct import_series *out, struct import_error *err);
 
-/* fio's log names: NAME_iops[.N].log etc.; the kind, or -EINVAL */
+/**
+ * import_log_kind_detect() - what a fio log holds, from its file name
+ * @name: a path; only its last component is looked at
+ *
+ * fio names its logs NAME_iops.log, NAME_bw.log, NAME_lat.log,
+ * NAME_clat.log and NAME_slat.log, with ".N" (the job's index) before
+ * ".log" unless per_job_logs=0.
+ *
+ * Return: the enum import_log_kind, or -EINVAL for NULL or a name of
+ * another form.
+ */
 int import_log_kind_detect(const char *name);
-/* "iops", "bw", "lat", "clat", "slat" -> kind, or -EINVAL */
+
+/**
+ * import_log_kind_parse() - the kind a name stands for
+ * @s: "iops", "bw", "lat", "clat" or "slat" (case-sensitive; "detect" is
+ *     not accepted)
+ *
+ * Return: the enum import_log_kind, or -EINVAL for NULL or another name.
+ */
 int import_log_kind_parse(const char *s);
-/* the name import_log_kind_parse() takes; "detect" for IMPORT_LOG_DETECT */
+
+/**
+ * import_log_kind_name() - the name import_log_kind_parse() takes
+ * @k: kind
+ *
+ * Return: a static string; "detect" for IMPORT_LOG_DETECT, "unknown" out
+ * of range.
+ */
 const char *import_log_kind_name(enum import_log_kind k);
 
-/* import_series_free() - free @s's values and zero it; NULL is fine */
+/**
+ * import_series_free() - free a series' values and zero it
+ * @s: series from import_csv() or import_fiolog(), or NULL
+ *
+ * The struct itself belongs to the caller; it can be reused afterwards.
+ */
 void import_series_free(struct import_series *s);
 
 #endif

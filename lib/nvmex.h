@@ -14,6 +14,9 @@
  * three-way result is converted in exactly one place, nvmex_result(): every
  * function here returns 0, -errno for a transport failure, or -EREMOTEIO when
  * the controller returned a status, whose value is then in err->status.
+ * Every struct nvmex_err argument may be NULL.  It is filled by each call
+ * that reaches the device; a call refused before that (-EINVAL for an
+ * argument, -ENOMEM for the 4 KiB buffer) leaves it untouched.
  *
  * The status field is the one the Linux NVMe driver returns to user space
  * (NVMe 2.0 Figure 93, Completion Queue Entry Status Field shifted right by
@@ -190,28 +193,57 @@ struct nvmex_sanitize_status {
  */
 char *nvmex_status_str(char *buf, size_t len, uint16_t status);
 
-/* Status field accessors (see the bit layout at the top of this file). */
+/**
+ * nvmex_status_sct() - Status Code Type of a status field
+ * @status: status field (see the bit layout at the top of this file)
+ *
+ * Return: bits 10:8 (0 generic, 1 command specific, 2 media and data
+ * integrity, ...).
+ */
 static inline unsigned nvmex_status_sct(uint16_t status)
 {
 	return (status >> 8) & 0x7;
 }
 
+/**
+ * nvmex_status_sc() - Status Code of a status field
+ * @status: status field
+ *
+ * Return: bits 7:0, whose meaning depends on nvmex_status_sct().
+ */
 static inline unsigned nvmex_status_sc(uint16_t status)
 {
 	return status & 0xff;
 }
 
+/**
+ * nvmex_status_dnr() - Do Not Retry bit of a status field
+ * @status: status field
+ *
+ * Return: true when the controller says the same command would fail again.
+ */
 static inline bool nvmex_status_dnr(uint16_t status)
 {
 	return status & NVMEX_STATUS_DNR;
 }
 
+/**
+ * nvmex_status_more() - More bit of a status field
+ * @status: status field
+ *
+ * Return: true when the Error Information log page holds more about it.
+ */
 static inline bool nvmex_status_more(uint16_t status)
 {
 	return status & NVMEX_STATUS_MORE;
 }
 
-/* SCT << 8 | SC without CRD, More and DNR: compare against NVMEX_SC_*. */
+/**
+ * nvmex_status_code() - the status without CRD, More and DNR
+ * @status: status field
+ *
+ * Return: SCT << 8 | SC (bits 10:0), to compare against NVMEX_SC_*.
+ */
 static inline unsigned nvmex_status_code(uint16_t status)
 {
 	return status & 0x7ff;
@@ -221,17 +253,19 @@ static inline unsigned nvmex_status_code(uint16_t status)
  * nvmex_sanitize_state_name() - "never sanitized", "in progress", ...
  * @state: SSTAT bits 2:0
  *
- * Return: a static string.
+ * Return: a static string; "reserved" for the values 5..7 the
+ * specification reserves (and anything larger).
  */
 const char *nvmex_sanitize_state_name(unsigned state);
 
 /**
  * nvmex_get_nsid() - the namespace ID behind a namespace fd (NVME_IOCTL_ID)
  * @fd: block or generic-char namespace device
- * @nsid: result
- * @e: error details
+ * @nsid: result, written only on success
+ * @e: error details (may be NULL)
  *
- * Return: 0 or -errno.
+ * Return: 0; -ENOTTY when @fd is not a namespace (the ioctl answered 0 or
+ * 0xffffffff, e.g. a controller device); other -errno from the ioctl.
  */
 int nvmex_get_nsid(int fd, uint32_t *nsid, struct nvmex_err *e);
 
@@ -239,9 +273,13 @@ int nvmex_get_nsid(int fd, uint32_t *nsid, struct nvmex_err *e);
  * nvmex_identify_ctrl() - Identify Controller (CNS 01h)
  * @fd: controller or namespace device
  * @c: result, written only on success
- * @e: error details
+ * @e: error details (may be NULL)
  *
- * Return: 0, -EREMOTEIO or -errno (see nvmex_result()).
+ * SN, MN and FR are copied without their trailing spaces, with any byte
+ * that is not printable ASCII replaced by '?'.
+ *
+ * Return: 0; -EREMOTEIO (status in @e); -ENOMEM; other -errno from the
+ * ioctl (see nvmex_result()).
  */
 int nvmex_identify_ctrl(int fd, struct nvmex_ctrl_info *c, struct nvmex_err *e);
 
@@ -250,27 +288,28 @@ int nvmex_identify_ctrl(int fd, struct nvmex_ctrl_info *c, struct nvmex_err *e);
  * @fd: namespace or controller device
  * @nsid: the namespace
  * @n: result, written only on success
- * @e: error details
+ * @e: error details (may be NULL)
  *
- * Fails with -ENODEV when the namespace is inactive (NSZE 0) and -EINVAL
- * when the LBA format in use is not one the namespace reports.
- *
- * Return: 0, -EREMOTEIO or -errno.
+ * Return: 0; -ENODEV when the namespace is inactive (NSZE 0); -EINVAL when
+ * the LBA format in use is not one the namespace reports or its LBADS is
+ * outside 9..24 (512 B..16 MiB); -EREMOTEIO; -ENOMEM; other -errno.
  */
 int nvmex_identify_ns(int fd, uint32_t nsid, struct nvmex_ns_info *n, struct nvmex_err *e);
 
 /**
  * nvmex_sanitize_start() - send a Sanitize command
  * @fd: controller or namespace device
- * @act: NVMEX_SANACT_CRYPTO_ERASE or NVMEX_SANACT_BLOCK_ERASE (others refused)
- * @e: error details
+ * @act: NVMEX_SANACT_CRYPTO_ERASE or NVMEX_SANACT_BLOCK_ERASE (others are
+ *       refused with -EINVAL, nothing sent)
+ * @e: error details (may be NULL)
  *
  * AUSE=0 (restricted completion), No-Deallocate After Sanitize = 0 (the
  * media is deallocated afterwards), no overwrite pattern.  The command
  * completes when the operation has started; poll nvmex_sanitize_status().
  * Sanitize always affects the whole NVM subsystem, every namespace.
  *
- * Return: 0, -EREMOTEIO or -errno.
+ * Return: 0; -EINVAL for another @act; -EREMOTEIO (e.g. Sanitize In
+ * Progress); other -errno.
  */
 int nvmex_sanitize_start(int fd, enum nvmex_sanact act, struct nvmex_err *e);
 
@@ -278,9 +317,12 @@ int nvmex_sanitize_start(int fd, enum nvmex_sanact act, struct nvmex_err *e);
  * nvmex_sanitize_status() - read and decode the Sanitize Status log page
  * @fd: controller or namespace device
  * @s: result, written only on success
- * @e: error details
+ * @e: error details (may be NULL)
  *
- * Return: 0, -EREMOTEIO or -errno.
+ * Read with RAE=1, so polling does not clear the Sanitize Operation
+ * Completed asynchronous event.
+ *
+ * Return: 0; -EREMOTEIO; -ENOMEM; other -errno.
  */
 int nvmex_sanitize_status(int fd, struct nvmex_sanitize_status *s, struct nvmex_err *e);
 
@@ -291,12 +333,13 @@ int nvmex_sanitize_status(int fd, struct nvmex_sanitize_status *s, struct nvmex_
  * @ses: NVMEX_SES_USER_DATA or NVMEX_SES_CRYPTO; NVMEX_SES_NONE is refused
  *       (-EINVAL): a format without secure erase is not an erase
  * @timeout_ms: command timeout; a format of a large drive takes minutes
- * @e: error details
+ * @e: error details (may be NULL)
  *
  * Synchronous.  Afterwards the namespace must be re-opened: the kernel
  * revalidates it.
  *
- * Return: 0, -EREMOTEIO or -errno.
+ * Return: 0; -EINVAL for @ses NVMEX_SES_NONE (nothing sent); -EREMOTEIO;
+ * another -errno when the command did not complete (timeout included).
  */
 int nvmex_format(int fd, const struct nvmex_ns_info *ns, enum nvmex_ses ses, uint32_t timeout_ms,
 		 struct nvmex_err *e);

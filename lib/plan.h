@@ -47,11 +47,13 @@ enum plan_kind {
 #define PLAN_TEXT_MAX (200 * 1024)
 #define PLAN_METRICS_MAX SAMPLE_METRIC_N
 
+/* One load point of a sweep. */
 struct plan_point {
 	unsigned int threads;
 	unsigned int iodepth;
 };
 
+/* One phase (section) of a plan, as parsed and validated. */
 struct plan_phase {
 	enum plan_kind kind;
 	unsigned int line; /* of the section header */
@@ -83,6 +85,7 @@ struct plan_phase {
 	uint64_t ramp_ns;
 };
 
+/* A parsed plan: the [run] section and its phases, in file order. */
 struct plan {
 	char device[256];
 	char ident[96];	      /* the serial / EUI64 / NGUID / WWN the plan names */
@@ -103,16 +106,45 @@ struct plan {
 /**
  * plan_parse() - parse and validate a plan
  * @text: the job file's contents
- * @file: its name, for messages
+ * @file: its name, for messages and the default run name (NULL: "plan")
  * @p: result, zeroed first; free with plan_free() (also on failure)
  * @err: "file:line: what was wrong and what was expected"
+ * @errlen: size of @err
  *
- * Return: 0 or -EINVAL.
+ * Besides each field, the whole: a [run] section with a device, at least
+ * one phase, and a serial (or EUI64, NGUID, WWN) when plan_writes().  A
+ * plan without a name is named after @file without its directory and
+ * extension.  Text over PLAN_TEXT_MAX is refused before parsing.
+ *
+ * Return: 0 or -EINVAL (out of memory too, with "out of memory" in @err).
  */
 int plan_parse(const char *text, const char *file, struct plan *p, char *err, size_t errlen);
+
+/**
+ * plan_free() - free what plan_parse() allocated
+ * @p: plan; the struct itself is the caller's, its phases are freed and
+ *     @p->nphases set to 0, so a second call is harmless
+ */
 void plan_free(struct plan *p);
-/* true when some phase writes to the drive (so the plan must name it) */
+
+/**
+ * plan_writes() - does some phase write to the drive?
+ * @p: plan
+ *
+ * An erase other than "none", a fill, or a precondition or sweep whose
+ * load is not 100 % reads.  Such a plan must name the drive.
+ *
+ * Return: true when it writes.
+ */
 bool plan_writes(const struct plan *p);
+
+/**
+ * plan_kind_name() - "erase", "fill", "precondition" or "sweep"
+ * @k: kind
+ *
+ * Return: a static string, as sections and the store name phases; "?" out
+ * of range.
+ */
 const char *plan_kind_name(enum plan_kind k);
 
 struct verdict_params;
@@ -120,8 +152,9 @@ struct verdict_params;
 /**
  * plan_phase_verdict() - a precondition phase's steady-state parameters
  * @ph: a PLAN_PRECONDITION phase
- * @vp: result: its criterion (none when steady = none), every limit as
- *      resolved by the parser, max_rounds and the tracking metrics
+ * @vp: result, initialised here: its criterion (none when steady = none),
+ *      every limit as resolved by the parser, max_rounds and the tracking
+ *      metrics
  */
 void plan_phase_verdict(const struct plan_phase *ph, struct verdict_params *vp);
 
@@ -131,14 +164,24 @@ void plan_phase_verdict(const struct plan_phase *ph, struct verdict_params *vp);
  * @ph: one of its phases
  *
  * A precondition's steady-state keys are written by verdict_params_json(),
- * which verdict_params_parse() reads back (lib/verdict.h).
+ * which verdict_params_parse() reads back (lib/verdict.h).  Durations are
+ * in seconds rounded down ("deadline_s", "max_duration_s"), a sweep's "time_s"
+ * and "ramp_s" with fractions.
  *
  * Return: a malloc'd string, or NULL when out of memory.
  */
 char *plan_phase_json(const struct plan *p, const struct plan_phase *ph);
 
-/* The same as a new JSON object (json_object_put() it), or NULL when out of
- * memory: for callers that put it into a document of their own. */
+/**
+ * plan_phase_object() - plan_phase_json() as a JSON object
+ * @p: the plan
+ * @ph: one of its phases
+ *
+ * For callers that put it into a document of their own.  Memory is not
+ * checked: json-c allocation failures are not caught here.
+ *
+ * Return: a new object, json_object_put() it.
+ */
 struct json_object;
 struct json_object *plan_phase_object(const struct plan *p, const struct plan_phase *ph);
 

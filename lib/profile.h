@@ -30,11 +30,13 @@ enum profile_pattern {
 	PROFILE_SEQUENTIAL,
 };
 
+/* One transfer size of a bssplit and its share of the I/Os. */
 struct profile_bs {
 	uint32_t size_bytes;
 	uint32_t share; /* of PROFILE_SHARE_SCALE */
 };
 
+/* A workload: pattern, share of reads, transfer-size distribution. */
 struct profile {
 	char name[PROFILE_NAME_MAX]; /* "" for a custom profile */
 	enum profile_pattern pattern;
@@ -48,12 +50,17 @@ struct profile {
  * @name: "4k-randwrite", "fileserver", ...
  * @ret: the profile, written only on success
  *
- * Return: 0, or -ENOENT for an unknown name (profile_builtin_names() lists
- * the known ones for the message).
+ * Return: 0, or -ENOENT for NULL or an unknown name
+ * (profile_builtin_names() lists the known ones for the message).
  */
 int profile_builtin(const char *name, struct profile *ret);
 
-/* "4k-randwrite, 4k-randread, ...": the built-in names, for error messages */
+/**
+ * profile_builtin_names() - the built-in profiles' names, for error messages
+ *
+ * Return: a static string, "4k-randwrite, 4k-randread, ...", every name
+ * profile_builtin() takes.
+ */
 const char *profile_builtin_names(void);
 
 /**
@@ -125,18 +132,44 @@ int profile_align(struct profile *p, uint32_t lba_bytes, char *err, size_t errle
 /**
  * profile_write_variant() - the 100 %-write twin of a profile
  * @p: profile
- * @ret: same pattern and sizes, no reads; the name gets "+write" appended
+ * @ret: same pattern and sizes, no reads; a named profile's name gets
+ *       "+write" appended (cut to fit PROFILE_NAME_MAX), a custom profile's
+ *       stays ""; may be @p
  *
  * docs/method.md: a read workload is preconditioned with 100 % writes of the
  * same transfer-size profile.
  */
 void profile_write_variant(const struct profile *p, struct profile *ret);
 
-/* smallest and largest transfer size, 0 when there is none */
+/**
+ * profile_min_bytes() - the smallest transfer size of a profile
+ * @p: profile
+ *
+ * Return: the size in bytes, 0 when @p has no sizes.
+ */
 uint32_t profile_min_bytes(const struct profile *p);
+
+/**
+ * profile_max_bytes() - the largest transfer size of a profile
+ * @p: profile
+ *
+ * Return: the size in bytes, 0 when @p has no sizes.
+ */
 uint32_t profile_max_bytes(const struct profile *p);
 
-/* "4k/60:64k/40" (parseable by profile_parse_bssplit); whole entries that fit */
+/**
+ * profile_format_bssplit() - a profile's transfer sizes in bssplit syntax
+ * @p: profile
+ * @buf: destination
+ * @len: size of @buf
+ *
+ * "4k/60:64k/40", which profile_parse_bssplit() reads back to the same
+ * sizes and shares: sizes in the largest of m, k or bytes that divides
+ * them, shares with up to two decimals.  Only whole entries are written:
+ * when @buf is too small the list stops at the last entry that fits.
+ *
+ * Return: @buf (untouched when @len is 0).
+ */
 char *profile_format_bssplit(const struct profile *p, char *buf, size_t len);
 
 #endif

@@ -79,11 +79,22 @@ struct runner_event_kind {
 	enum runner_prio priority;
 };
 
-/* The kind called @kind, or NULL when there is none. */
+/**
+ * runner_event_kind() - look up an event kind by name
+ * @kind: RUNNER_EV_* name (not NULL)
+ *
+ * Return: the kind's entry in a static table, or NULL when there is none.
+ */
 const struct runner_event_kind *runner_event_kind(const char *kind);
 
+/*
+ * struct runner_event - one event of a run, as runner_ops.event gets it:
+ * already committed to the store (@id), or @id 0 when it could not be
+ * stored (it is announced anyway).  The strings are valid during the call
+ * only.
+ */
 struct runner_event {
-	int64_t id; /* events row */
+	int64_t id; /* events row; 0: not stored */
 	int64_t run_id;
 	int64_t phase_id; /* 0: the run as a whole */
 	int phase_seq;	  /* 0: none */
@@ -116,6 +127,12 @@ struct runner_status {
 	unsigned int threads, iodepth;
 };
 
+/*
+ * struct runner_ops - what the runner tells its caller, from the thread
+ * running runner_run(): @event for every event as it is recorded, @status
+ * after every sample or progress step.  Either may be NULL.  What they are
+ * handed is valid during the call only.
+ */
 struct runner_ops {
 	void (*event)(void *ctx, const struct runner_event *ev);
 	void (*status)(void *ctx, const struct runner_status *st);
@@ -138,7 +155,15 @@ struct runner_requester {
 	const char *via;
 };
 
-/* The command line of process @pid, arguments joined by blanks ("" if gone). */
+/**
+ * runner_cmdline() - the command line of a process, for the run's record
+ * @pid: process (the requester, from SO_PEERCRED)
+ * @buf: destination
+ * @len: size of @buf; 0 leaves @buf alone
+ *
+ * /proc/@pid/cmdline with its arguments joined by blanks, cut to @len - 1
+ * bytes; "" when it cannot be read (the process is gone, or not visible).
+ */
 void runner_cmdline(pid_t pid, char *buf, size_t len);
 
 struct plan;
@@ -175,48 +200,93 @@ void runner_drive_of(const struct target_identity *id, const char *path, struct 
  *      plan names it
  * @host: host name for the record
  * @who: the requester (NULL: unknown)
- * @run_id: the new run's id
+ * @run_id: the new run's id, written only on success
  * @created: NULL, or where the stored run-created event is copied
- * @err: why not
+ * @err: why not (the store's message)
+ * @errlen: size of @err
  *
- * Return: 0 or -errno from the store.
+ * One transaction: the drive row (inserted or updated), the run in state
+ * queued, one pending row per phase with its parameters
+ * (plan_phase_json()) and the run-created event; on failure it is rolled
+ * back and nothing is stored.  The event is only stored: announcing it is
+ * the caller's (@created).
+ *
+ * Return: 0 or -errno from the store; -ENOMEM when a phase's parameters
+ * could not be formatted.
  */
 int runner_create_run(struct store *s, const struct plan *p, const char *plan_text,
 		      const struct target_identity *id, const char *host,
 		      const struct runner_requester *who, int64_t *run_id,
 		      struct runner_created *created, char *err, size_t errlen);
 
-/* A runner for @run_id; @ops and @ctx may be NULL.  -ENOMEM only. */
+/**
+ * runner_new() - a runner for one stored run
+ * @s: store, writable; it must outlive the runner, which uses it in
+ *     runner_load() and runner_run() only
+ * @run_id: the run (runner_create_run(), or one to resume)
+ * @ops: callbacks (may be NULL); must outlive the runner
+ * @ctx: passed to them
+ * @ret: the runner, written only on success; runner_free() it
+ *
+ * Reads nothing yet: runner_load() (or runner_run()) does.
+ *
+ * Return: 0, or -ENOMEM.
+ */
 int runner_new(struct store *s, int64_t run_id, const struct runner_ops *ops, void *ctx,
 	       struct runner **ret);
 
 struct guard;
+struct guard_files;
 
 /**
  * runner_guard_open() - the safety gate for a plan (guard.h)
  * @p: the parsed plan: device, the name it gives the drive, its phases
  * @extra_flags: GUARD_PROBE for a dry run
  * @run_id: for the lock files (0: not created yet)
- * @files: the rule for regular-file targets (guard.h); NULL: none
+ * @files: the rule for regular-file targets (guard.h); NULL: any regular
+ *         file this process can open
  * @g: result; guard_close() it (or hand it to runner_adopt_guard())
+ *
+ * guard_open() on the plan's device with the name it gives the drive
+ * ("serial" when it names no field), GUARD_WRITES when plan_writes(), and
+ * the erase method of its first [erase] phase (ERASE_NONE without one).
  *
  * Return: 0, or the refusal's -errno with its reasons in @g.
  */
-struct guard_files;
 int runner_guard_open(const struct plan *p, unsigned int extra_flags, int64_t run_id,
 		      const struct guard_files *files, struct guard *g);
 
-/* The rule for regular-file targets when the runner opens the gate itself
- * (a resume); @files must outlive the runner.  Default: none (plateau run). */
+/**
+ * runner_set_files() - the rule for regular-file targets of a resume
+ * @r: runner, before runner_run()
+ * @files: the rule (guard.h), kept by reference: it must outlive the
+ *         runner; NULL: any regular file the process can open
+ *
+ * Used when the runner opens the gate itself (no runner_adopt_guard()).
+ * Default: NULL, as `plateau run` needs.
+ */
 void runner_set_files(struct runner *r, const struct guard_files *files);
 
-/* Hand an open guard to the runner, which closes it; *@g owns nothing after. */
+/**
+ * runner_adopt_guard() - hand an open guard to the runner
+ * @r: runner, before runner_run()
+ * @g: a guard that passed (runner_guard_open()); copied into @r, which
+ *     closes it in runner_free().  *@g owns nothing afterwards (its fd is
+ *     -1, no locks): guard_close() on it is harmless.
+ *
+ * runner_run() then writes through this descriptor and these locks
+ * instead of opening the gate again.  A guard adopted earlier is closed.
+ */
 void runner_adopt_guard(struct runner *r, struct guard *g);
 
-/*
- * The plan of a run just created from it (runner_create_run()), so that
- * the stored text is not parsed again; @p must outlive the runner.
- * Default: runner_load() parses the stored plan (a resume).
+/**
+ * runner_set_plan() - the plan of a run just created from it
+ * @r: runner, before runner_load()
+ * @p: the plan given to runner_create_run(), kept by reference: it must
+ *     outlive the runner
+ *
+ * So that the stored text is not parsed again.  Default: runner_load()
+ * parses the stored plan (a resume).
  */
 void runner_set_plan(struct runner *r, const struct plan *p);
 
@@ -235,24 +305,65 @@ void runner_set_plan(struct runner *r, const struct plan *p);
  */
 int runner_load(struct runner *r);
 
-/* The run's plan (runner_set_plan() or the stored one); empty until
- * runner_load() has parsed it, or when it could not. */
+/**
+ * runner_plan() - the run's plan
+ * @r: runner
+ *
+ * Return: the plan from runner_set_plan(), or the stored one that
+ * runner_load() parsed; never NULL, but empty (no device, no phases)
+ * until runner_load() has parsed it, when it could not, and for a run
+ * that is already over (its plan is not parsed).
+ */
 const struct plan *runner_plan(const struct runner *r);
 
 /**
  * runner_run() - run (or resume) the run to its end
  * @r: runner
  *
+ * Blocks until the run is done, failed, stopped or paused.  Loads the run
+ * (runner_load()) if not done yet, opens the gate unless a guard was
+ * adopted, then runs every phase not yet done, committing as it goes and
+ * calling the runner_ops on this thread.
+ * A run whose stored plan cannot be loaded is recorded failed.
+ *
  * Return: 0 when the run is done (or was already over), -EINTR when paused
  * by runner_stop(r, true) (state kept for resume), -ECANCELED when stopped
- * by runner_stop(r, false), another -errno when the run failed; the message
- * is runner_errmsg().
+ * by runner_stop(r, false), another -errno when the run failed (-EIO when
+ * no more precise one is known); the message is runner_errmsg().
  */
 int runner_run(struct runner *r);
+
+/**
+ * runner_errmsg() - why the last runner_load() or runner_run() failed
+ * @r: runner
+ *
+ * Return: a string owned by @r, "" when nothing failed; valid until
+ * runner_free().  Read it from runner_run()'s thread, or after it returned.
+ */
 const char *runner_errmsg(const struct runner *r);
-/* Stop at the next step: @pause keeps the run resumable (daemon shutdown),
- * else it ends "stopped".  Any thread. */
+
+/**
+ * runner_stop() - ask a run to stop at its next step
+ * @r: runner
+ * @pause: true keeps the run resumable (daemon shutdown: runner_run()
+ *         returns -EINTR), false ends it "stopped" (-ECANCELED)
+ *
+ * Callable from any thread, before or during runner_run(), but not from a
+ * signal handler (it takes a mutex).  A running engine is stopped at once
+ * (engine_stop()); an erase stops at its next step boundary, never in the
+ * middle of a command.  A cancel overrides an earlier pause, never the
+ * other way round.
+ */
 void runner_stop(struct runner *r, bool pause);
+
+/**
+ * runner_free() - free a runner
+ * @r: runner, or NULL; not while runner_run() runs
+ *
+ * Closes the adopted or opened guard (descriptor and locks).  The store,
+ * the ops, a plan from runner_set_plan() and the files rule stay the
+ * caller's.
+ */
 void runner_free(struct runner *r);
 
 #endif

@@ -23,6 +23,7 @@ enum sample_dir {
 /* the percentiles every sample stores: p50 p90 p99 p99.9 p99.99 */
 extern const double sample_pcts[SAMPLE_NPCT];
 
+/* One direction's statistics in an interval; latencies in ns. */
 struct sample_stats {
 	uint64_t ios;
 	uint64_t bytes;
@@ -33,6 +34,7 @@ struct sample_stats {
 	uint64_t lat_pct_ns[SAMPLE_NPCT];
 };
 
+/* One interval's measurement, per direction (st[]) and with its histograms. */
 struct sample {
 	int64_t seq;	  /* 1-based round number within its phase */
 	int64_t start_ns; /* interval bounds, CLOCK_REALTIME ns */
@@ -49,11 +51,17 @@ struct sample {
 
 /**
  * sample_summarize() - fill @s->st from per-direction histograms and bytes
- * @s: sample; seq and times are left alone, hist pointers are not stored
- * @rd: read latencies (may be NULL: none)
- * @wr: write latencies (may be NULL: none)
+ * @s: sample; only @s->st is written (seq, times and the hist pointers are
+ *     left alone, and @rd / @wr are not stored)
+ * @rd: read latencies (may be NULL: no reads)
+ * @rd_bytes: bytes read in the interval
+ * @wr: write latencies (may be NULL: no writes)
+ * @wr_bytes: bytes written in the interval
  *
- * The SAMPLE_ALL statistics come from merging @rd and @wr.
+ * I/O counts, mean, standard deviation, minimum, maximum and the
+ * sample_pcts percentiles come from the histograms, in ns.  The SAMPLE_ALL
+ * statistics come from merging @rd and @wr into a per-thread scratch
+ * histogram, so concurrent calls on different samples are safe.
  */
 void sample_summarize(struct sample *s, const struct hist *rd, uint64_t rd_bytes,
 		      const struct hist *wr, uint64_t wr_bytes);
@@ -69,14 +77,53 @@ enum sample_metric {
 	SAMPLE_METRIC_N,
 };
 
-/* Return the metric for @name (also accepts "mbps", "lat-mean"), or -EINVAL. */
+/**
+ * sample_metric_parse() - the tracking metric a name stands for
+ * @name: "iops", "bw", "lat", "lat-max", "lat-stddev", "p99", or the
+ *        aliases "mbps" (bw) and "lat-mean" (lat); case-sensitive
+ *
+ * Return: an enum sample_metric, or -EINVAL for NULL or an unknown name
+ * (sample_metric_names() lists the known ones for the message).
+ */
 int sample_metric_parse(const char *name);
+
+/**
+ * sample_metric_name() - the name of a metric, as sample_metric_parse() takes it
+ * @m: metric
+ *
+ * Return: a static string ("iops", "bw", ...); "?" out of range.
+ */
 const char *sample_metric_name(enum sample_metric m);
-/* "IOPS", "MB/s", "us" */
+
+/**
+ * sample_metric_unit() - the unit sample_metric() gives a metric in
+ * @m: metric
+ *
+ * Return: a static string: "IOPS", "MB/s" (10^6 bytes/s) or "us"; "?" out
+ * of range.
+ */
 const char *sample_metric_unit(enum sample_metric m);
-/* the comma-separated list of metric names, for error messages */
+
+/**
+ * sample_metric_names() - every metric name, for error messages
+ *
+ * Return: the static string "iops, bw, lat, lat-max, lat-stddev, p99"
+ * (without the aliases).
+ */
 const char *sample_metric_names(void);
-/* The value of @m in @s; 0 for an empty interval. */
+
+/**
+ * sample_metric() - the value of a tracking metric in one sample
+ * @s: sample with its statistics filled in (sample_summarize())
+ * @m: metric
+ *
+ * From the SAMPLE_ALL statistics (reads and writes together); IOPS and
+ * MB/s over the interval @s->start_ns..@s->end_ns, latencies converted
+ * from ns to us.
+ *
+ * Return: the value in sample_metric_unit(@m); 0 for an interval of no
+ * length (IOPS, MB/s), an interval without I/O, or @m out of range.
+ */
 double sample_metric(const struct sample *s, enum sample_metric m);
 
 #endif

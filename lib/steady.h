@@ -45,6 +45,7 @@ enum steady_criterion {
 	STEADY_FIO_DEV,
 };
 
+/* How to judge: steady_params_default() fills in the defaults. */
 struct steady_params {
 	enum steady_criterion criterion;
 	unsigned int window;	 /* rounds in the window, >= 2 */
@@ -54,6 +55,7 @@ struct steady_params {
 	unsigned int max_rounds; /* 0: no cap; judge at most this many rounds */
 };
 
+/* One judgement: the verdict and the evidence behind it. */
 struct steady_result {
 	bool steady;	     /* some window passed within the rounds judged */
 	size_t steady_round; /* last round of the first passing window, 0 if none */
@@ -80,8 +82,10 @@ struct steady_result {
 	size_t lost_round; /* last round of that window, 0 if not lost */
 };
 
-/*
- * steady_params_default() - defaults for criterion @c
+/**
+ * steady_params_default() - defaults for a criterion
+ * @p: result, overwritten entirely
+ * @c: criterion
  *
  * Every criterion: window 5 rounds, max_rounds 25 (SNIA's cap, kept for the
  * fio criteria so switching criterion changes only the test), percent limits.
@@ -90,9 +94,20 @@ struct steady_result {
  * fio-slope 1 % ("ss=bw_slope:1%").  The unused limit is 0.
  */
 void steady_params_default(struct steady_params *p, enum steady_criterion c);
-/* "snia", "fio-slope", "fio-dev" -> criterion, or -EINVAL */
+/**
+ * steady_criterion_parse() - the criterion a name stands for
+ * @name: "snia", "fio-slope" or "fio-dev" (case-sensitive)
+ *
+ * Return: an enum steady_criterion, or -EINVAL for NULL or another name.
+ */
 int steady_criterion_parse(const char *name);
-/* the name steady_criterion_parse() takes, "unknown" out of range */
+
+/**
+ * steady_criterion_name() - the name steady_criterion_parse() takes
+ * @c: criterion
+ *
+ * Return: a static string; "unknown" out of range.
+ */
 const char *steady_criterion_name(enum steady_criterion c);
 
 /**

@@ -159,6 +159,9 @@ struct target_inuse {
  * @n: entries used
  * @dev: major:minor of the device and of each partition
  * @name: kernel names, same order
+ * @is_file: the set stands for a regular file, not devices
+ * @file_dev: with @is_file: st_dev of the file
+ * @file_ino: with @is_file: st_ino of the file
  *
  * For a file: @n is 0, @file_dev / @file_ino say which file.
  */
@@ -181,9 +184,12 @@ enum target_match_field {
 
 /**
  * struct target_entry - one row of target_list()
- * @id: identity (valid when @err is 0)
- * @inuse: in-use reasons
- * @err: 0, or -errno when the device could not be identified
+ * @id: identity; when it could not be read only path and name are set
+ *      (kind TARGET_UNKNOWN)
+ * @inuse: in-use reasons (also for a block device that could not be
+ *         identified)
+ * @err: 0, or -errno when the device could not be identified or the
+ *       in-use check failed
  * @msg: what failed, when @err is not 0
  */
 struct target_entry {
@@ -197,7 +203,7 @@ struct target_entry {
  * target_kind_name() - "file", "block", "nvme"
  * @kind: kind
  *
- * Return: a static string.
+ * Return: a static string; "unknown" for TARGET_UNKNOWN and out of range.
  */
 const char *target_kind_name(enum target_kind kind);
 
@@ -208,11 +214,13 @@ const char *target_kind_name(enum target_kind kind);
  * @msg: a message on failure (may be NULL)
  * @msg_len: size of @msg
  *
- * Opens @path read-only (no O_EXCL: identifying a mounted disk is fine) and
- * calls target_identify_fd().  Partitions are refused (-EINVAL): plateau
- * takes whole drives.
+ * Opens @path read-only (O_NONBLOCK; no O_EXCL: identifying a mounted disk
+ * is fine), calls target_identify_fd() and closes it again: for listing and
+ * messages only, never for a decision to write (guard_open() identifies
+ * through the descriptor it writes).  Partitions are refused (-EINVAL):
+ * plateau takes whole drives.
  *
- * Return: 0 or -errno.
+ * Return: 0 or -errno (@msg starts with @path).
  */
 int target_identify(const char *path, struct target_identity *id, char *msg, size_t msg_len);
 
@@ -223,11 +231,11 @@ int target_identify(const char *path, struct target_identity *id, char *msg, siz
  *        plain block device; TARGET_NVME also accepts a regular file, whose
  *        NVMe ioctls an LD_PRELOAD mock answers (tests/mock/nvme-ioctl.c) -
  *        on a real file they fail with ENOTTY
- * @id: result
- * @msg: message on failure
+ * @id: result, written only on success
+ * @msg: message on failure (may be NULL)
  * @msg_len: size of @msg
  *
- * Return: 0 or -errno.
+ * Return: as target_identify().
  */
 int target_identify_as(const char *path, enum target_kind kind, struct target_identity *id,
 		       char *msg, size_t msg_len);
@@ -238,7 +246,7 @@ int target_identify_as(const char *path, enum target_kind kind, struct target_id
  * @path: the path @fd was opened from (for sysfs lookups and the record)
  * @kind: as for target_identify_as()
  * @id: result, written only on success
- * @msg: message on failure
+ * @msg: message on failure (may be NULL)
  * @msg_len: size of @msg
  *
  * Used to re-read the identity through the very descriptor that will be
@@ -289,7 +297,9 @@ bool target_same(const struct target_identity *a, const struct target_identity *
  * @buf: destination
  * @len: size of @buf
  *
- * "/dev/nvme0n1 (Samsung SSD 980, serial S64DNX0R123456, eui64 002538...)".
+ * "/dev/nvme0n1 (nvme Samsung SSD 980, serial S64DNX0R123456, eui64
+ * 002538...)": path, kind, model, serial ("none" when empty), then EUI64,
+ * NGUID and WWN where present; cut to @len.
  *
  * Return: @buf.
  */
@@ -359,9 +369,11 @@ int target_shares_disk(const struct target_identity *id, dev_t fs_dev, char *why
  * @labels: a name for people, same order ("loop3", "the file")
  * @max: room in @keys and @labels
  *
- * By device and inode numbers: the names of per-drive locks.
+ * By device and inode numbers: the names of per-drive locks.  The loop
+ * devices are read from sysfs.
  *
- * Return: number of keys, or -errno.
+ * Return: number of keys (>= 1), -E2BIG when the stack needs more than
+ * @max, or another -errno.
  */
 int target_storage_keys(const struct target_identity *id, char keys[][TARGET_KEY_LEN],
 			char labels[][TARGET_NAME_LEN], size_t max);
@@ -372,25 +384,32 @@ int target_storage_keys(const struct target_identity *id, char keys[][TARGET_KEY
  * @writable: O_RDWR instead of O_RDONLY
  * @ret_fd: the descriptor, written only on success
  *
- * O_DIRECT always; O_EXCL for block devices (the kernel refuses a mounted
- * or otherwise claimed device with EBUSY).  Generic char devices (ngXnY)
+ * O_DIRECT for block devices and regular files; O_EXCL for block devices
+ * (the kernel refuses a mounted or otherwise claimed device with EBUSY).
+ * Character devices are opened plainly: generic NVMe char devices (ngXnY)
  * have no O_EXCL and no O_DIRECT I/O; open the block device for I/O.
+ * @path is looked up here: a caller that must be sure which device it
+ * opened checks through the descriptor afterwards (target_identify_fd()).
  *
- * Return: 0 or -errno.
+ * Return: 0; -EINVAL for anything but a block device, character device or
+ * regular file; other -errno from stat/open (-EBUSY: claimed).
  */
 int target_open(const char *path, bool writable, int *ret_fd);
 
 /**
  * target_list() - every NVMe namespace and block device
- * @ret: array, free() it
+ * @ret: array, free() it (NULL when there is no entry)
  * @ret_n: number of entries
  *
- * Skips ram and zram devices (memory, not drives), empty devices (size 0:
- * unattached loop devices), partitions and hidden multipath paths
- * (nvmeXcYnZ).  Each entry carries its identity and in-use reasons, or the
- * error that kept it from being identified.
+ * The whole block devices in /sys/block, and NVMe generic char devices
+ * (ngXnY) that have no block device listed already, sorted by kernel name
+ * (strverscmp: nvme2n1 before nvme10n1).  Skips ram and zram devices
+ * (memory, not drives), empty devices (size 0: unattached loop devices),
+ * partitions and hidden multipath paths (nvmeXcYnZ).  Each entry carries
+ * its identity and in-use reasons, or the error that kept it from being
+ * identified: one device failing does not fail the list.
  *
- * Return: 0 or -errno.
+ * Return: 0, or -errno (-ENOMEM; /sys/block unreadable).
  */
 int target_list(struct target_entry **ret, size_t *ret_n);
 
