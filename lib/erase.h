@@ -359,14 +359,4 @@ int erase_resume(int fd, const struct target_identity *id, const struct erase_op
 int erase_verify(int fd, const struct target_identity *id, uint8_t expect,
 		 const struct erase_opts *o, struct erase_verify *v);
 
-/*
- * Transitional: erase_drive() is now guard_erase(), documented in guard.h
- * (above this layer); declared here under its old name until
- * tests/helpers/erase-tool.c calls guard_erase() and includes guard.h.  No
- * lib/ file uses it.
- */
-int guard_erase(const char *path, const struct erase_opts *o, struct target_identity *id,
-		struct erase_record *rec);
-#define erase_drive guard_erase
-
 #endif

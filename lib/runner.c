@@ -1338,7 +1338,7 @@ static bool runner_phase_writes(const struct plan_phase *pp)
 {
 	switch (pp->kind) {
 	case PLAN_ERASE:
-		return false; /* erase_drive() does its own, stricter checks */
+		return false; /* guard_erase() does its own, stricter checks */
 	case PLAN_FILL:
 		return true;
 	default:
