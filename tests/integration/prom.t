@@ -169,10 +169,16 @@ ok $? "after the run: plateau_run_state{state=\"stopped\"} 1"
 ok $? "after the run: plateau_steady kept at its last value"
 out=$(promtool check metrics <"$T/snap3.prom" 2>&1)
 ok $? "promtool check metrics: the textfile after the run" || diag "$out"
-# the stop cut the last interval short: that partial sample (mostly the queue
-# draining) is stored, but plateau_iops keeps the last full interval's IOPS
+# the stop cut the last interval short: that sample (mostly the queue
+# draining) is stored, partial when shorter than 90 % of the interval (a stop
+# that lands in the last tenth of an interval leaves a full one), and
+# plateau_iops keeps the last full interval's IOPS
 csv=$("$PLATEAU" --db "$T/p.db" samples 1 --csv 2>&1)
-is "$(tail -n 1 <<<"$csv" | awk -F, '{ print $NF }')" true "the stop stored a partial last sample"
+last=$(sqlite3 "$T/p.db" "SELECT partial, end_ns - start_ns < 180000000 FROM samples
+	WHERE phase_id = (SELECT max(phase_id) FROM samples) ORDER BY seq DESC LIMIT 1;")
+is "$(tail -n 1 <<<"$csv" | awk -F, '{ print $NF }')" "$([ "$last" = "1|1" ] && echo true || echo false)" \
+	"the stop's last sample is partial exactly when shorter than 90 % of the 200 ms interval ($last)"
+is "${last%|*}" "${last#*|}" "  and the stored flag says the same"
 full_iops=$(awk -F, 'NR > 1 && $NF == "false" { v = $4 } END { print v }' <<<"$csv")
 prom_iops=$(value plateau_iops "$T/snap3.prom")
 awk -v a="$prom_iops" -v b="$full_iops" 'BEGIN { d = a - b; exit !(b > 0 && d < 0.051 && d > -0.051) }'
