@@ -239,3 +239,17 @@ char *parse_fmt_size(char *buf, size_t len, uint64_t bytes)
 	snprintf(buf, len, "%.2f %s", v, units[u]);
 	return buf;
 }
+
+char *parse_fmt_double(char *buf, size_t len, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "null");
+		return buf;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}

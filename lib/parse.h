@@ -109,4 +109,23 @@ char *parse_fmt_duration(char *buf, size_t len, uint64_t ns);
  */
 char *parse_fmt_size(char *buf, size_t len, uint64_t bytes);
 
+/* enough for any double parse_fmt_double() writes, with its NUL */
+#define PARSE_DOUBLE_BYTES 32
+
+/**
+ * parse_fmt_double() - a double for scripts: the shortest text that reads back
+ * @buf: destination, at least PARSE_DOUBLE_BYTES
+ * @len: size of @buf
+ * @v: value
+ *
+ * The shortest of "%.1g" .. "%.17g" that strtod() turns back into exactly
+ * @v (17 significant digits always do, IEEE 754 binary64): 148913.37293816853
+ * stays that, 0.1 is "0.1", 2 is "2", 1e300 is "1e+300".  Every number a
+ * script reads from --json or --csv goes through here (or is an integer).
+ * NaN and the infinities, which JSON cannot carry, come out as "null".
+ *
+ * Return: @buf.
+ */
+char *parse_fmt_double(char *buf, size_t len, double v);
+
 #endif

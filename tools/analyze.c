@@ -189,3 +189,16 @@ int cmd_analyze(struct cli *cli, int argc, char **argv)
 	import_series_free(&series);
 	return r;
 }
+
+const struct cli_cmd cli_cmd_analyze = {
+	"analyze",
+	"FILE [--column NAME] [--round SECONDS] [--log iops|bw|lat|clat|slat] [steady options]",
+	"judge steady state of data from elsewhere (CSV or fio log)",
+	"  FILE is a CSV with a header row (one row per round; --column picks the\n"
+	"  column, default iops) or a fio per-interval log (write_iops_log,\n"
+	"  write_bw_log, write_lat_log: msec, value, direction, bs, offset), whose\n"
+	"  entries are averaged into rounds of --round seconds (default 60),\n"
+	"  directions summed.  `-` reads standard input.  The steady options are\n"
+	"  those of `plateau steady`.  Exit status: 0 steady, 1 not steady.\n" FORMAT_HELP,
+	cmd_analyze,
+	CLI_FMT_ALL};

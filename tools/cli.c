@@ -197,6 +197,16 @@ int cli_parse_run(const char *arg, int64_t *run_id)
 	return CLI_OK;
 }
 
+int cli_find_run(struct cli *cli, const char *arg, int64_t *run_id)
+{
+	struct store *s;
+	int r;
+
+	if ((r = cli_parse_run(arg, run_id)))
+		return r;
+	return cli_store(cli, &s);
+}
+
 int cli_load_run(struct cli *cli, int64_t run_id, struct store_run *run)
 {
 	struct store *s;

@@ -74,8 +74,16 @@ int cli_call(const char *socket_path, json_object *req, json_object **reply, cha
 /* Open the database read-only (once); prints the reason and returns the exit
  * code on failure (3 missing, 2 corrupt / newer / older). */
 int cli_store(struct cli *cli, struct store **ret);
-/* Parse "RUN" (a positive run id); prints and returns the exit code. */
+/* Parse "RUN" as a run number of plateaud's database (stop, status);
+ * prints and returns the exit code. */
 int cli_parse_run(const char *arg, int64_t *run_id);
+/*
+ * Find the stored run "RUN" names, for the commands that read databases:
+ * sets *run_id to its id in the database that holds it, and makes that
+ * database the one cli_store() returns.  Prints and returns the exit code
+ * (2 malformed, 3 not found).
+ */
+int cli_find_run(struct cli *cli, const char *arg, int64_t *run_id);
 /* Load a run; 3 when absent */
 int cli_load_run(struct cli *cli, int64_t run_id, struct store_run *run);
 /* A run, its phases and the one picked (see cli_open_phase), for the
@@ -99,7 +107,32 @@ char *cli_fmt_iso(char *buf, size_t len, int64_t ns);
 /* "2026-11-29", "2026-11-29 13:00[:00]" (local) or "24h"/"7d" (ago) -> ns */
 int cli_parse_when(const char *s, int64_t *ns);
 
-/* Subcommands */
+/* the help line of --json/--csv, for the commands that take both */
+#define FORMAT_HELP "  --json | --csv      one JSON document / CSV with a header row\n"
+
+/* Subcommands: each file defines its commands' table entries (plateau.c
+ * lists them) */
+extern const struct cli_cmd cli_cmd_start;
+extern const struct cli_cmd cli_cmd_check;
+extern const struct cli_cmd cli_cmd_stop;
+extern const struct cli_cmd cli_cmd_status;
+extern const struct cli_cmd cli_cmd_top;
+extern const struct cli_cmd cli_cmd_wait;
+extern const struct cli_cmd cli_cmd_drives;
+extern const struct cli_cmd cli_cmd_runs;
+extern const struct cli_cmd cli_cmd_show;
+extern const struct cli_cmd cli_cmd_samples;
+extern const struct cli_cmd cli_cmd_points;
+extern const struct cli_cmd cli_cmd_latency;
+extern const struct cli_cmd cli_cmd_plot;
+extern const struct cli_cmd cli_cmd_steady;
+extern const struct cli_cmd cli_cmd_analyze;
+extern const struct cli_cmd cli_cmd_run;
+extern const struct cli_cmd cli_cmd_report;
+extern const struct cli_cmd cli_cmd_export;
+extern const struct cli_cmd cli_cmd_import;
+extern const struct cli_cmd cli_cmd_migrate;
+
 int cmd_runs(struct cli *cli, int argc, char **argv);
 int cmd_show(struct cli *cli, int argc, char **argv);
 int cmd_samples(struct cli *cli, int argc, char **argv);

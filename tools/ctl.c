@@ -385,7 +385,7 @@ int cmd_wait(struct cli *cli, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage("wait");
-	if ((r = cli_parse_run(argv[optind], &run_id)))
+	if ((r = cli_find_run(cli, argv[optind], &run_id)))
 		return r;
 	if (timeout_ns)
 		deadline = clock_mono_ns() + (int64_t)timeout_ns;
@@ -453,3 +453,48 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 	plan_free(&plan);
 	return CLI_OK;
 }
+
+const struct cli_cmd cli_cmd_start = {
+	"start",
+	"PLAN [--dry-run]",
+	"hand a plan to plateaud",
+	"  The daemon passes the drive through the safety gate (plateau(1) SAFETY):\n"
+	"  the plan must name it (serial, EUI64, NGUID or WWN), and it must be neither\n"
+	"  in use nor locked by another plateau process; then it records the run and\n"
+	"  starts it.  --dry-run shows the identity, the checks, who holds the drive\n"
+	"  and the erase method that would run, and starts nothing.\n"
+	"  --json              the daemon's answer as JSON\n"
+	"  Exit status: 0 started; 2 bad plan; 4 plateaud unreachable; 6 refused.\n",
+	cmd_start,
+	CLI_FMT_JSON};
+
+const struct cli_cmd cli_cmd_check = {
+	"check",
+	"PLAN",
+	"validate a plan and show its phases with every default filled in",
+	"  Reads only the file: no daemon, no drive.  Errors name file:line and field.\n"
+	"  --json              the phases as JSON\n",
+	cmd_check,
+	CLI_FMT_JSON};
+
+const struct cli_cmd cli_cmd_stop = {
+	"stop", "RUN",	  "stop a run (it ends 'stopped'; what was measured is kept)",
+	"",	cmd_stop, false};
+
+const struct cli_cmd cli_cmd_status = {
+	"status",
+	"[RUN]",
+	"the runs plateaud is carrying out: phase, progress, last sample",
+	"  --json              the daemon's answer as JSON\n",
+	cmd_status,
+	CLI_FMT_JSON};
+
+const struct cli_cmd cli_cmd_wait = {
+	"wait",
+	"RUN [--for steady|done] [--timeout D]",
+	"wait until a run reaches steady state or ends",
+	"  Reads the database, so it works wherever the database is visible.\n"
+	"  Exit status: 0 reached; 1 timed out, or the run ended without reaching it\n"
+	"  (stopped, or done without steady state); 5 the run failed; 3 no such run.\n",
+	cmd_wait,
+	CLI_FMT_NONE};

@@ -228,3 +228,15 @@ int cmd_drives(struct cli *cli, int argc, char **argv)
 		return cli_error(CLI_USAGE, "writing the output failed");
 	return CLI_OK;
 }
+
+const struct cli_cmd cli_cmd_drives = {
+	"drives",
+	"[PATH...] [--json|--csv]",
+	"every NVMe namespace and block device: identity, erase methods, in-use reasons",
+	"  With PATHs, just those (regular files too).  The serial (or EUI64, NGUID,\n"
+	"  WWN) shown is what a plan names in [run] serial =.\n"
+	"  Loop devices are named loop:MAJ:MIN:INODE of their backing file, regular\n"
+	"  files file:MAJ:MIN:INODE.  A drive in use (mounted, swap, held by md/dm/LVM,\n"
+	"  backing /) is refused by every writing phase.\n" FORMAT_HELP,
+	cmd_drives,
+	CLI_FMT_ALL};

@@ -325,7 +325,7 @@ int cmd_steady(struct cli *cli, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage("steady");
-	if ((r = cli_parse_run(argv[optind], &run_id)))
+	if ((r = cli_find_run(cli, argv[optind], &run_id)))
 		return r;
 	if ((r = cli_open_phase(cli, run_id, (int)phase_seq, &ph)))
 		return r;
@@ -333,3 +333,23 @@ int cmd_steady(struct cli *cli, int argc, char **argv)
 	cli_close_phase(&ph);
 	return r;
 }
+
+const struct cli_cmd cli_cmd_steady = {
+	"steady",
+	"RUN [--phase N] [--criterion snia|fio-slope|fio-dev] [--window N]\n"
+	"       [--data-limit P] [--slope-limit P] [--absolute] [--max-rounds N] [--metric "
+	"M[,M...]]",
+	"re-judge the stored samples of a phase with any criterion",
+	"  --criterion C       snia (default): max-min <= R% and |slope|*(W-1) <= S% of\n"
+	"                      the window average; fio-slope: |slope| < X% of mean;\n"
+	"                      fio-dev: max|y-mean| < X% of mean\n"
+	"  --window N          rounds in the window (default 5)\n"
+	"  --data-limit P      R (snia, default 20) or X (fio-dev)\n"
+	"  --slope-limit P     S (snia, default 10) or X (fio-slope)\n"
+	"  --absolute          fio criteria: limits in the metric's units, not percent\n"
+	"  --max-rounds N      judge at most N rounds (default 25; 0: no cap)\n"
+	"  --metric M[,M...]   iops (default) bw lat p99 lat-max lat-stddev; several\n"
+	"                      metrics must all pass in the same window\n"
+	"  Exit status: 0 steady, 1 not steady.\n" FORMAT_HELP,
+	cmd_steady,
+	CLI_FMT_ALL};

@@ -343,3 +343,16 @@ void out_abort(struct out *o)
 {
 	(void)out_free(o, false);
 }
+
+/* A time cell: local time in tables, ISO 8601 UTC in JSON and CSV. */
+void out_time(struct out *o, enum cli_format fmt, int64_t ns)
+{
+	char buf[64];
+
+	if (!ns) {
+		out_null(o);
+		return;
+	}
+	out_str(o, fmt == CLI_TABLE ? cli_fmt_time(buf, sizeof(buf), ns)
+				    : cli_fmt_iso(buf, sizeof(buf), ns));
+}

@@ -28,6 +28,8 @@ struct out *out_new(enum cli_format fmt, FILE *f, const struct out_col *cols, si
 void out_str(struct out *o, const char *s); /* NULL: null / empty */
 void out_i64(struct out *o, int64_t v);
 void out_dbl(struct out *o, double v, int prec);
+/* a time cell: local time in tables, ISO 8601 UTC in JSON and CSV; null for 0 */
+void out_time(struct out *o, enum cli_format fmt, int64_t ns);
 void out_bool(struct out *o, int v);
 void out_null(struct out *o);
 void out_end_row(struct out *o);

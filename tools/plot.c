@@ -715,7 +715,7 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage("plot");
-	if ((r = cli_parse_run(argv[optind], &run_id)))
+	if ((r = cli_find_run(cli, argv[optind], &run_id)))
 		return r;
 	if (!ch.width)
 		ch.width = plot_auto_width();
@@ -794,3 +794,17 @@ out:
 	cli_close_phase(&ph);
 	return r;
 }
+
+const struct cli_cmd cli_cmd_plot = {
+	"plot",
+	"RUN [--phase N] [--metric M] [--width N] [--height N] [--ascii]",
+	"a phase's curve as a chart in the terminal, the steady-state window marked",
+	"  --phase N           phase number (see `plateau show`); default: the last\n"
+	"                      preconditioning phase with samples\n"
+	"  --metric M          iops (default) bw lat lat-max lat-stddev p99\n"
+	"  --width N           characters (default: the terminal's, $COLUMNS, or 80)\n"
+	"  --height N          rows of the plot area (default 16)\n"
+	"  --ascii             plain characters instead of Unicode braille\n"
+	"  Exit status: 0 drawn; 2 bad option; 3 no such run or phase, or no samples.\n",
+	cmd_plot,
+	CLI_FMT_NONE};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* query: runs, show, samples, migrate: reading the database. */
+/* query: show, samples, migrate: reading the database. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -12,109 +12,6 @@
 #include "judge.h"
 #include "out.h"
 #include "parse.h"
-
-/* A time cell: local time in tables, ISO 8601 UTC in JSON and CSV. */
-static void out_time(struct out *o, enum cli_format fmt, int64_t ns)
-{
-	char buf[64];
-
-	if (!ns) {
-		out_null(o);
-		return;
-	}
-	out_str(o, fmt == CLI_TABLE ? cli_fmt_time(buf, sizeof(buf), ns)
-				    : cli_fmt_iso(buf, sizeof(buf), ns));
-}
-
-/* --- runs --- */
-
-static const struct out_col runs_cols[] = {
-	{"run", "RUN", 0, 0},	      {"name", "NAME", 0, 1},	  {"state", "STATE", 0, 1},
-	{"model", "MODEL", 0, 1},     {"serial", "SERIAL", 0, 1}, {"device", "DEVICE", 0, 1},
-	{"created", "CREATED", 0, 1}, {"ended", "ENDED", 0, 1},
-};
-
-struct runs_ctx {
-	struct out *o;
-	enum cli_format fmt;
-	size_t n;
-};
-
-static int runs_row(void *ctx, const struct store_run *r)
-{
-	struct runs_ctx *c = ctx;
-
-	out_i64(c->o, r->id);
-	out_str(c->o, r->name);
-	out_str(c->o, r->state);
-	out_str(c->o, r->drive.model);
-	out_str(c->o, r->drive.serial);
-	out_str(c->o, r->drive.path);
-	out_time(c->o, c->fmt, r->created_ns);
-	out_time(c->o, c->fmt, r->ended_ns);
-	out_end_row(c->o);
-	c->n++;
-	return 0;
-}
-
-int cmd_runs(struct cli *cli, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{"serial", required_argument, NULL, 's'},
-		{"state", required_argument, NULL, 't'},
-		{"since", required_argument, NULL, 'S'},
-		{"until", required_argument, NULL, 'U'},
-		{NULL, 0, NULL, 0},
-	};
-	struct store_run_filter f = {0};
-	struct runs_ctx c = {.fmt = cli->format};
-	struct store *s;
-	int opt, r;
-
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			f.serial = optarg;
-			break;
-		case 't':
-			if (strcmp(optarg, "active") && !store_run_state_valid(optarg))
-				return cli_error(
-					CLI_USAGE,
-					"--state: '%s' is not a run state (queued erasing "
-					"filling preconditioning sweeping done failed stopped "
-					"active)",
-					optarg);
-			f.state = optarg;
-			break;
-		case 'S':
-		case 'U':
-			if (cli_parse_when(optarg, opt == 'S' ? &f.since_ns : &f.until_ns))
-				return cli_error(CLI_USAGE,
-						 "--%s: '%s' is not a date ('2026-11-29', "
-						 "'2026-11-29 13:00') or an age ('24h', '7d')",
-						 opt == 'S' ? "since" : "until", optarg);
-			break;
-		default:
-			return cli_bad_option("runs", argv);
-		}
-	}
-	if (optind != argc)
-		return cli_usage("runs");
-	if ((r = cli_store(cli, &s)))
-		return r;
-	c.o = out_new(cli->format, stdout, runs_cols, sizeof(runs_cols) / sizeof(runs_cols[0]));
-	if (!c.o)
-		return cli_error(CLI_USAGE, "out of memory");
-	r = store_runs_foreach(s, &f, runs_row, &c);
-	if (r) {
-		out_abort(c.o);
-		return cli_error(CLI_USAGE, "%s", store_errmsg(s));
-	}
-	if (out_finish(c.o))
-		return cli_error(CLI_USAGE, "writing the output failed");
-	return CLI_OK;
-}
 
 /* --- samples --- */
 
@@ -257,7 +154,7 @@ int cmd_samples(struct cli *cli, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage("samples");
-	if ((r = cli_parse_run(argv[optind], &run_id)))
+	if ((r = cli_find_run(cli, argv[optind], &run_id)))
 		return r;
 
 	c.cols[c.ncols++] = SC_SEQ;
@@ -506,7 +403,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 
 	if (argc != 2)
 		return cli_usage("show");
-	if ((r = cli_parse_run(argv[1], &run_id)))
+	if ((r = cli_find_run(cli, argv[1], &run_id)))
 		return r;
 	if ((r = cli_load_run(cli, run_id, &run)))
 		return r;
@@ -703,3 +600,28 @@ int cmd_migrate(struct cli *cli, int argc, char **argv)
 	store_close(s);
 	return CLI_OK;
 }
+
+const struct cli_cmd cli_cmd_show = {
+	"show",
+	"RUN",
+	"a run: drive identity, plan, phases, erase record, steady-state verdict",
+	"  The verdict of each preconditioning phase is re-judged from its stored\n"
+	"  samples with the criterion its plan named, and shown with its evidence.\n"
+	"  --json              one JSON document\n",
+	cmd_show,
+	CLI_FMT_JSON};
+
+const struct cli_cmd cli_cmd_samples = {
+	"samples",
+	"RUN [--phase N] [--metric M[,M...]]",
+	"the samples (curve) of a phase",
+	"  --phase N           phase number (see `plateau show`); default: the last\n"
+	"                      preconditioning phase with samples\n"
+	"  --metric M          only these columns: iops bw lat lat-max lat-stddev "
+	"p99\n" FORMAT_HELP,
+	cmd_samples,
+	CLI_FMT_ALL};
+
+const struct cli_cmd cli_cmd_migrate = {
+	"migrate", "",		"upgrade the database schema (the daemon does this on start)",
+	"",	   cmd_migrate, false};

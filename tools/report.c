@@ -1103,7 +1103,7 @@ int cmd_report(struct cli *cli, int argc, char **argv)
 		return cli_error(CLI_USAGE, "at most %d runs in one report", REP_MAX_RUNS);
 	R.nruns = (size_t)(argc - optind);
 	for (size_t i = 0; i < R.nruns; i++) {
-		if ((r = cli_parse_run(argv[optind + (int)i], &ids[i])))
+		if ((r = cli_find_run(cli, argv[optind + (int)i], &ids[i])))
 			return r;
 		for (size_t j = 0; j < i; j++)
 			if (ids[j] == ids[i])
@@ -1145,3 +1145,19 @@ out:
 	rep_free(&R);
 	return r;
 }
+
+const struct cli_cmd cli_cmd_report = {
+	"report",
+	"RUN [RUN...] -o FILE.html",
+	"one self-contained HTML report: curves, steady-state windows, sweeps, drives",
+	"  For each run the drive identity, plan, erase record and phases; for each\n"
+	"  preconditioning phase (matched across runs by order) throughput, average,\n"
+	"  maximum latency and latency standard deviation over time with every run\n"
+	"  overlaid, and the steady-state measurement window with its evidence; the\n"
+	"  load sweeps.  The page needs no network (charts: uPlot, inlined) and\n"
+	"  prints.  Long phases are drawn from per-span minima and maxima.\n"
+	"  -o, --output FILE   where to write it (- for standard output); written\n"
+	"                      to a temporary file and renamed, never left half done\n"
+	"  Exit status: 0 written; 2 bad input; 3 no such run or database.\n",
+	cmd_report,
+	CLI_FMT_NONE};

@@ -499,3 +499,40 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 #undef V
 	return r;
 }
+
+const struct cli_cmd cli_cmd_run = {
+	"run",
+	"--target PATH --profile NAME [--threads T] [--iodepth Q] [--interval 1s]\n"
+	"       [--duration 30s] [--steady snia|fio-slope|fio-dev|none ...] [--fill-passes N] ...",
+	"a run in the foreground (scripts, tests), recorded in the database",
+	"  Writes a plan from the options, records the run and carries it out with\n"
+	"  the daemon's code, printing a line per sample.  Ctrl-C stops it.\n"
+	"  --target PATH       block device or regular file\n"
+	"  --serial ID         the drive's serial (or EUI64/NGUID/WWN); required for a\n"
+	"                      block device: plateau writes only to a drive you name\n"
+	"  --profile NAME      4k-randwrite 4k-randread 8k-7030 64k-randwrite\n"
+	"                      64k-randread 128k-seqwrite 128k-seqread fileserver webserver\n"
+	"  --rw RW --bssplit B [--rwmix P]   a custom workload (fio syntax)\n"
+	"  --threads T --iodepth Q           load (default 1 x 32)\n"
+	"  --interval D        sample interval (default 60s; 100ms at least)\n"
+	"  --duration D        stop after this long\n"
+	"  --steady C          snia, fio-slope, fio-dev: stop at steady state (with\n"
+	"                      --window --data-limit --slope-limit --absolute\n"
+	"                      --max-rounds --metric as for `plateau steady`);\n"
+	"                      none (default): just measure\n"
+	"  --after-steady A    stop (default) or continue (and report if it is lost)\n"
+	"  --precondition-with write|none    a 100 %-read workload runs as its write\n"
+	"                      variant (write, the default: SNIA preconditions with\n"
+	"                      writes) or as given (none: measure the reads)\n"
+	"  --fill-passes N [--fill-bs B]     sequential fill first (WIPC)\n"
+	"  --erase METHOD      erase first (see plateau.plan(5))\n"
+	"  --footprint P%|SIZE [--offset SIZE]  the region (ActiveRange)\n"
+	"  --io-timeout D      an I/O outstanding this long is hung: the run fails\n"
+	"                      (default 5m; 1s at least)\n"
+	"  --name NAME --seed N --quiet\n"
+	"  --yes               at a terminal, do not wait 10 s before writing a drive\n"
+	"  Exit status: 0 done (and steady, with --steady), 1 not steady or stopped,\n"
+	"  2 bad input, 3 target not found, 5 the run failed, 6 refused by the\n"
+	"  safety gate (nothing written, nothing recorded).\n",
+	cmd_run,
+	CLI_FMT_NONE};

@@ -368,3 +368,17 @@ int cmd_top(struct cli *cli, int argc, char **argv)
 	store_close(db.s);
 	return CLI_OK;
 }
+
+const struct cli_cmd cli_cmd_top = {
+	"top",
+	"[--interval D] [--once]",
+	"a live view of the runs in progress and how close each is to steady state",
+	"  Asks plateaud for its runs and reads the database for the last window of\n"
+	"  the current precondition phase, judged with the phase's criterion: its\n"
+	"  data and slope excursions as a share of their limits (each at most 100%,\n"
+	"  under 100% for the fio criteria: the window passes).\n"
+	"  --interval D        redraw every D (default 2s); Ctrl-C ends\n"
+	"  --once              print once, without escape codes\n"
+	"  Exit status: 0; 2 bad option; 4 plateaud unreachable.\n",
+	cmd_top,
+	CLI_FMT_NONE};

@@ -2,6 +2,7 @@
 /* parse: whole-string parsers and the two formatters, accepted and refused. */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -240,8 +241,49 @@ static void test_format(void)
 	   "fmt 1048575 bytes is '1.00 MiB' (got '%s')", b);
 }
 
+/* parse_fmt_double: exact and shortest; random doubles of every exponent */
+static void test_fmt_double(void)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{148913.37293816853, "148913.37293816853"},
+		{1234567.1, "1234567.1"},
+		{0.1, "0.1"},
+		{2, "2"},
+		{0, "0"},
+		{-3.5, "-3.5"},
+		{1e300, "1e+300"},
+		{0.1336, "0.1336"},
+		{5e-324, "5e-324"},
+	};
+	char b[PARSE_DOUBLE_BYTES];
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		is_str(parse_fmt_double(b, sizeof(b), cases[i].v), cases[i].want,
+		       "fmt_double %.17g", cases[i].v);
+	is_str(parse_fmt_double(b, sizeof(b), NAN), "null", "fmt_double NaN is null");
+	is_str(parse_fmt_double(b, sizeof(b), -INFINITY), "null", "fmt_double -inf is null");
+	for (int i = 0; i < 100000; i++) {
+		double v;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		memcpy(&v, &x, sizeof(v));
+		if (!isfinite(v))
+			continue;
+		parse_fmt_double(b, sizeof(b), v);
+		if (strtod(b, NULL) != v || strlen(b) >= PARSE_DOUBLE_BYTES)
+			bad++;
+	}
+	is_u64((uint64_t)bad, 0, "fmt_double: 100000 random doubles read back exactly");
+}
+
 int main(void)
 {
+	test_fmt_double();
 	test_u64();
 	test_double();
 	test_size();
