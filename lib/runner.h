@@ -118,14 +118,57 @@ struct runner_status {
 	const char *phase_kind;
 	const char *phase_name;
 	const struct sample *sample; /* NULL for progress-only updates */
-	int64_t rounds;		     /* full samples of the phase so far */
+	int64_t rounds;		     /* full samples of the phase so far, resumed ones included */
 	double progress;	     /* 0..1, -1 unknown */
 	bool steady;		     /* the latest judgement */
 	int64_t steady_round;
 	const struct steady_result *evidence; /* NULL when not judged */
 	unsigned int window;
+	/* the load of the phase running now (a sweep: of its current point);
+	 * 0 when it has none (erase) */
 	unsigned int threads, iodepth;
+
+	/*
+	 * Timing and rate, for status, top, wait and the textfile.  Stable
+	 * names: plateaud's Prometheus textfile exports them.
+	 *
+	 * @phase_started_ns: CLOCK_REALTIME when the phase first started (a
+	 *   resumed phase keeps its stored start), 0 unknown
+	 * @elapsed_ns: now - @phase_started_ns at this update, 0 unknown
+	 * @rate: the phase's latest rate in @rate_unit, NaN unknown (no full
+	 *   sample yet)
+	 * @rate_unit: "MB/s" (fill, erase: 10^6 bytes per second) or "IOPS"
+	 *   (precondition, sweep); NULL when the phase has no rate
+	 * @eta_ns: estimated time left in the phase, -1 unknown
+	 * @eta_max_ns: the most time the phase can still take (a precondition:
+	 *   its remaining rounds up to max_rounds, capped by max_duration; a
+	 *   sweep: its remaining points), -1 unknown or unbounded
+	 * @rounds_judged: precondition: rounds the verdict has judged (rounds
+	 *   already stored count after a resume); 0 otherwise
+	 * @max_rounds: precondition: the plan's max_rounds; 0 otherwise
+	 * @data_excursion, @data_limit, @slope_excursion, @slope_limit: the
+	 *   current window of the steady-state metric against its limits, in
+	 *   the metric's units (steady.h); NaN when no window is judged yet; a
+	 *   limit the criterion does not judge is 0
+	 * @point, @npoints: sweep: the point being measured (1-based) and how
+	 *   many there are; 0 otherwise
+	 */
+	int64_t phase_started_ns;
+	int64_t elapsed_ns;
+	double rate;
+	const char *rate_unit;
+	int64_t eta_ns;
+	int64_t eta_max_ns;
+	int64_t rounds_judged;
+	int64_t max_rounds;
+	double data_excursion, data_limit;
+	double slope_excursion, slope_limit;
+	int point, npoints;
 };
+
+/* units of runner_status.rate */
+#define RUNNER_RATE_MBPS "MB/s"
+#define RUNNER_RATE_IOPS "IOPS"
 
 /*
  * struct runner_ops - what the runner tells its caller, from the thread
