@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -582,6 +583,44 @@ bool store_run_state_active(const char *state)
 	       strcmp(state, "stopped");
 }
 
+bool store_uuid_valid(const char *uuid)
+{
+	if (!uuid || strnlen(uuid, STORE_UUID_LEN + 1) != STORE_UUID_LEN)
+		return false;
+	for (int i = 0; i < STORE_UUID_LEN; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+		char c = uuid[i];
+
+		if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return false;
+	}
+	return true;
+}
+
+int store_uuid_new(char buf[STORE_UUID_LEN + 1])
+{
+	uint8_t b[16];
+	size_t got = 0;
+
+	while (got < sizeof(b)) {
+		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		got += (size_t)n;
+	}
+	b[6] = (uint8_t)((b[6] & 0x0f) | 0x40); /* version 4 */
+	b[8] = (uint8_t)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+	snprintf(buf, STORE_UUID_LEN + 1,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+		 b[15]);
+	return 0;
+}
+
 void store_run_init(struct store_run *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -642,10 +681,16 @@ int store_run_insert(struct store *s, struct store_run *r)
 
 	if (!store_run_state_valid(r->state))
 		return store_fail(s, -EINVAL, "invalid run state '%s'", r->state);
+	if (!r->uuid[0] && (ret = store_uuid_new(r->uuid)))
+		return store_fail(s, ret, "no random uuid for the run: %s", strerror(-ret));
+	if (!store_uuid_valid(r->uuid))
+		return store_fail(s, -EINVAL,
+				  "run uuid '%.*s' is not 8-4-4-4-12 lowercase hex digits",
+				  STORE_UUID_LEN, r->uuid);
 	ret = store_prepare(s,
 			    "INSERT INTO runs (drive_id, name, plan, state, created_ns, host, "
-			    "version, requester_uid, requester_pid, requester_cmd, requester_via) "
-			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+			    "version, requester_uid, requester_pid, requester_cmd, requester_via, "
+			    "uuid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 			    &st);
 	if (ret)
 		return ret;
@@ -662,6 +707,7 @@ int store_run_insert(struct store *s, struct store_run *r)
 	sqlite3_bind_int64(st, 5, r->created_ns);
 	sqlite3_bind_text(st, 6, r->host, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 7, r->version, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 12, r->uuid, -1, SQLITE_STATIC);
 	ret = store_step_done(s, st, "inserting run");
 	if (!ret)
 		r->id = sqlite3_last_insert_rowid(s->db);
@@ -701,8 +747,9 @@ int store_run_set_state(struct store *s, int64_t run_id, const char *state, cons
 	"r.id, r.drive_id, r.name, r.plan, r.state, r.created_ns, r.started_ns, r.ended_ns, " \
 	"r.host, r.version, r.error, d.id, d.kind, d.path, d.model, d.serial, d.firmware, "   \
 	"d.eui64, d.nguid, d.wwn, d.capacity_bytes, d.lba_bytes, d.first_seen_ns, "           \
-	"r.requester_uid, r.requester_pid, r.requester_cmd, r.requester_via"
+	"r.requester_uid, r.requester_pid, r.requester_cmd, r.requester_via, r.uuid"
 #define RUN_COL_REQUESTER 23
+#define RUN_COL_UUID 27
 
 /* An integer requester column (requester_@what): NULL is -1 (unknown), else
  * @lo..@hi. */
@@ -773,6 +820,15 @@ static int store_run_row(struct store *s, sqlite3_stmt *st, struct store_run *r)
 				  s->path, (long long)r->id);
 	if ((ret = store_run_requester(s, st, r)))
 		return ret;
+	store_copy_text(r->uuid, sizeof(r->uuid), st, RUN_COL_UUID);
+	/* the length too: a longer text would be cut to a valid-looking one */
+	if (sqlite3_column_type(st, RUN_COL_UUID) != SQLITE_NULL &&
+	    (sqlite3_column_bytes(st, RUN_COL_UUID) != STORE_UUID_LEN ||
+	     !store_uuid_valid(r->uuid)))
+		return store_fail(s, -EBADMSG,
+				  "%s: runs row %lld: uuid '%s' is not 8-4-4-4-12 lowercase hex "
+				  "digits",
+				  s->path, (long long)r->id, r->uuid);
 	r->plan = store_dup_text(st, 3);
 	r->error = store_dup_text(st, 10);
 	if (!r->plan) {

@@ -182,6 +182,9 @@ int store_drive_upsert(struct store *s, struct store_drive *d);
 #define STORE_RUN_STATES \
 	"queued", "erasing", "filling", "preconditioning", "sweeping", "done", "failed", "stopped"
 
+/* a run's global id: a version 4 UUID, 36 characters, lowercase */
+#define STORE_UUID_LEN 36
+
 /* requester_via: how the run was asked for */
 #define STORE_VIA_DAEMON "plateaud" /* a client asked plateaud over its socket */
 #define STORE_VIA_CLI "plateau run" /* the CLI ran it in the foreground */
@@ -206,9 +209,10 @@ struct store_run {
 	char state[24];
 	char *plan; /* owned */
 	int64_t created_ns;
-	int64_t started_ns; /* 0: not yet */
-	int64_t ended_ns;   /* 0: not yet */
-	char host[128];
+	int64_t started_ns;	       /* 0: not yet */
+	int64_t ended_ns;	       /* 0: not yet */
+	char host[128];		       /* the host name of the machine that ran it */
+	char uuid[STORE_UUID_LEN + 1]; /* global id (schema 5); "": none stored */
 	char version[32];
 	char *error;		 /* owned, may be NULL */
 	int64_t requester_uid;	 /* -1: unknown; else 0..4294967294 */
@@ -232,6 +236,22 @@ void store_run_init(struct store_run *r);
 void store_run_clear(struct store_run *r);
 
 /**
+ * store_uuid_valid() - is @uuid a run id as plateau stores it?
+ * @uuid: text, may be NULL
+ *
+ * Return: true for 8-4-4-4-12 lowercase hex digits.
+ */
+bool store_uuid_valid(const char *uuid);
+
+/**
+ * store_uuid_new() - a new random (version 4) UUID
+ * @buf: STORE_UUID_LEN + 1 bytes, written
+ *
+ * Return: 0 or -errno (no randomness available).
+ */
+int store_uuid_new(char buf[STORE_UUID_LEN + 1]);
+
+/**
  * store_run_state_active() - can a run in @state still change?
  * @state: a state name, may be NULL
  *
@@ -252,13 +272,15 @@ bool store_run_state_valid(const char *state);
  * @s: a writer's handle
  * @r: the run (start from store_run_init()); @r->id and @r->created_ns are set
  *
- * Stores r->drive_id, name, plan, state, host, version and the requester
- * (each unknown part as NULL: a negative uid or pid, an empty command or
- * via; an all-zero requester as all unknown, see above); sets id and
- * created_ns.  -EINVAL for an invalid state, a requester_uid above
+ * Stores r->drive_id, name, plan, state, host, uuid, version and the
+ * requester (each unknown part as NULL: a negative uid or pid, an empty
+ * command or via; an all-zero requester as all unknown, see above); sets
+ * id and created_ns, and uuid when it was "" (a new random one; a given one
+ * is kept, as an import does).  -EINVAL for an invalid state, a uuid that
+ * is not store_uuid_valid(), a requester_uid above
  * 4294967294, a requester_pid of 0 (with the rest of the requester set) or
  * above INT32_MAX, or a requester_via other than "", STORE_VIA_DAEMON and
- * STORE_VIA_CLI.
+ * STORE_VIA_CLI; -EEXIST when a run with that uuid is already stored.
  *
  * Return: 0 or -errno.
  */

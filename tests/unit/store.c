@@ -5,7 +5,9 @@
  * every row type (histograms compared bucket by bucket), rows that break
  * the schema's promises and store_series(); a run's
  * requester (schema 3): round trip, unknown parts, zeroed structs, a database
- * from before schema 3, and corrupt values.
+ * from before schema 3, and corrupt values; a run's uuid (schema 5): given
+ * to every old run by the migration, distinct, to every new run, kept when
+ * given, refused when malformed or already stored.
  *
  * Every database lives in a mkdtemp() directory that is removed at the end.
  */
@@ -958,6 +960,7 @@ static void test_runs_filter(void)
 		bail_out("%s", store_errmsg(fx.s));
 	r2 = fx.r;
 	r2.id = 0;
+	r2.uuid[0] = '\0'; /* a new run: a uuid of its own */
 	r2.drive_id = d2.id;
 	snprintf(r2.name, sizeof(r2.name), "second");
 	r2.created_ns = T0_NS + 100;
@@ -1438,6 +1441,120 @@ static void test_requester_migrate(void)
 	store_close(s);
 }
 
+/* --- run uuids (schema 5) --- */
+
+struct uuid_rows {
+	size_t n;
+	char uuid[8][STORE_UUID_LEN + 1];
+	char host[8][128];
+};
+
+static int uuid_cb(void *ctx, const struct store_run *r)
+{
+	struct uuid_rows *x = ctx;
+
+	if (x->n >= 8)
+		return -E2BIG;
+	snprintf(x->uuid[x->n], sizeof(x->uuid[0]), "%s", r->uuid);
+	snprintf(x->host[x->n], sizeof(x->host[0]), "%s", r->host);
+	x->n++;
+	return 0;
+}
+
+/* A schema-4 database with three runs: each gets its own valid uuid. */
+static void test_uuid_migrate(void)
+{
+	struct uuid_rows rows = {0};
+	struct store *s = NULL;
+	struct store_run run, got;
+	char err[512] = "", uuid[STORE_UUID_LEN + 1], uuid2[STORE_UUID_LEN + 1];
+	sqlite3 *db;
+	bool distinct = true, valid = true;
+	int r;
+
+	make_old_db(path_of("uuid-v4.db"), 4);
+	db = raw_open(path_of("uuid-v4.db"));
+	raw_exec(db,
+		 "INSERT INTO runs (id, drive_id, name, plan, state, created_ns, host, version) "
+		 "VALUES (2, 1, 'b', '', 'done', 2, 'h2', '0.0.1'), "
+		 "(3, 1, 'c', '', 'failed', 3, 'h3', '0.0.1')");
+	sqlite3_close(db);
+	is_int(raw_int(path_of("uuid-v4.db"),
+		       "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'uuid'", NULL,
+		       0),
+	       0, "schema 4: runs has no uuid");
+	r = store_open(path_of("uuid-v4.db"), 0, &s, err, sizeof(err));
+	is_int(r, 0, "a schema-4 database opens as a writer");
+	if (r)
+		bail_out("%s", err);
+	is_int(store_version(s), store_latest_version(), "and is migrated");
+	is_int(raw_int(path_of("uuid-v4.db"), "SELECT count(*) FROM runs WHERE uuid IS NULL", NULL,
+		       0),
+	       0, "every old run has a uuid");
+	is_int(raw_int(path_of("uuid-v4.db"), "SELECT count(DISTINCT uuid) FROM runs", NULL, 0), 3,
+	       "three runs, three distinct uuids");
+	is_int(store_runs_foreach(s, NULL, uuid_cb, &rows), 0, "the runs read back");
+	is_int((int64_t)rows.n, 3, "all three");
+	for (size_t i = 0; i < rows.n; i++) {
+		valid &= store_uuid_valid(rows.uuid[i]) && rows.uuid[i][14] == '4' &&
+			 strchr("89ab", rows.uuid[i][19]);
+		for (size_t j = 0; j < i; j++)
+			distinct &= strcmp(rows.uuid[i], rows.uuid[j]) != 0;
+	}
+	ok(valid, "each a version 4 UUID: %s %s %s", rows.uuid[0], rows.uuid[1], rows.uuid[2]);
+	ok(distinct, "read back distinct");
+	is_str(rows.host[2], "h3", "the host is kept beside it");
+
+	/* new runs: a fresh one each, a given one kept */
+	store_run_init(&run);
+	run.drive_id = 1;
+	snprintf(run.name, sizeof(run.name), "new");
+	snprintf(run.state, sizeof(run.state), "queued");
+	snprintf(run.host, sizeof(run.host), "h4");
+	is_int(store_run_insert(s, &run), 0, "a new run without a uuid");
+	ok(store_uuid_valid(run.uuid), "gets one: %s", run.uuid);
+	is_int(store_run_get(s, run.id, &got), 0, "reads back");
+	is_str(got.uuid, run.uuid, "with that uuid");
+	is_str(got.host, "h4", "and its host");
+	store_run_clear(&got);
+
+	snprintf(uuid, sizeof(uuid), "%s", run.uuid);
+	store_run_init(&run);
+	run.drive_id = 1;
+	snprintf(run.name, sizeof(run.name), "dup");
+	snprintf(run.state, sizeof(run.state), "done");
+	snprintf(run.uuid, sizeof(run.uuid), "%s", uuid);
+	is_int(store_run_insert(s, &run), -EEXIST, "a uuid already stored: -EEXIST");
+	snprintf(run.uuid, sizeof(run.uuid), "0123ABCD-0000-4000-8000-000000000000");
+	is_int(store_run_insert(s, &run), -EINVAL, "an uppercase uuid: -EINVAL");
+	ok(strstr(store_errmsg(s), "0123ABCD") != NULL, "naming it: %s", store_errmsg(s));
+	snprintf(run.uuid, sizeof(run.uuid), "0123abcd-0000-4000-8000-00000000000");
+	is_int(store_run_insert(s, &run), -EINVAL, "a short uuid: -EINVAL");
+	snprintf(run.uuid, sizeof(run.uuid), "0123abcd-0000-4000-8000-000000000000");
+	is_int(store_run_insert(s, &run), 0, "a given valid uuid is stored");
+	is_int(store_run_get(s, run.id, &got), 0, "reads back");
+	is_str(got.uuid, "0123abcd-0000-4000-8000-000000000000", "as given");
+	store_run_clear(&got);
+	store_close(s);
+
+	ok(store_uuid_new(uuid) == 0 && store_uuid_new(uuid2) == 0 && strcmp(uuid, uuid2),
+	   "two new uuids differ");
+
+	/* a row written past the CHECK reads as corrupt, not as a cut uuid */
+	db = raw_open(path_of("uuid-v4.db"));
+	raw_exec(db, "PRAGMA ignore_check_constraints = ON; UPDATE runs SET uuid = "
+		     "'0123abcd-0000-4000-8000-000000000000x' WHERE id = 1");
+	sqlite3_close(db);
+	r = store_open(path_of("uuid-v4.db"), STORE_RDONLY, &s, err, sizeof(err));
+	is_int(r, 0, "reopens read-only");
+	if (!r) {
+		is_int(store_run_get(s, 1, &got), -EBADMSG, "a 37-character uuid: -EBADMSG");
+		ok(strstr(store_errmsg(s), "uuid") != NULL, "naming the column: %s",
+		   store_errmsg(s));
+		store_close(s);
+	}
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "%s/plateau-store.XXXXXX",
@@ -1458,6 +1575,7 @@ int main(void)
 	test_bad_rows();
 	test_requester();
 	test_requester_migrate();
+	test_uuid_migrate();
 	rm_tmpdir();
 	return done_testing();
 }
