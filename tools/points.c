@@ -1,14 +1,217 @@
 // SPDX-License-Identifier: MIT
-/* points: being written (issue 13); replaced by its owner. */
+/*
+ * points: `plateau points`, the load points of a sweep phase, one row each,
+ * as a lab tabulates them: the load (threads x iodepth), throughput, and
+ * mean, p99 and p99.99 latency of all I/O, of reads and of writes.
+ *
+ * The figures are the points table's (the measurement after each point's
+ * ramp, as plateaud stored it), never recomputed from the samples.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "out.h"
+#include "parse.h"
+#include "points.h"
+
+int points_pick_sweep(struct cli_phase *ph, int64_t run_id, int want_seq)
+{
+	if (want_seq > 0) {
+		for (size_t i = 0; i < ph->n; i++)
+			if (ph->phases[i].seq == want_seq)
+				ph->p = &ph->phases[i];
+		if (!ph->p)
+			return cli_error(CLI_NOTFOUND, "run %lld has no phase %d (it has %zu)",
+					 (long long)run_id, want_seq, ph->n);
+		if (strcmp(ph->p->kind, "sweep"))
+			return cli_error(CLI_USAGE,
+					 "run %lld phase %d is a %s phase, not a sweep: it has "
+					 "no load points",
+					 (long long)run_id, want_seq, ph->p->kind);
+		return CLI_OK;
+	}
+	for (size_t i = ph->n; i-- > 0;)
+		if (!strcmp(ph->phases[i].kind, "sweep")) {
+			ph->p = &ph->phases[i];
+			return CLI_OK;
+		}
+	return cli_error(CLI_NOTFOUND, "run %lld has no sweep phase", (long long)run_id);
+}
+
+int points_open(struct cli *cli, int64_t run_id, int want_seq, struct cli_phase *ph)
+{
+	int r;
+
+	memset(ph, 0, sizeof(*ph));
+	if ((r = cli_load_run(cli, run_id, &ph->run)))
+		return r;
+	if ((r = cli_store(cli, &ph->s)))
+		goto fail;
+	if (store_phases_list(ph->s, run_id, &ph->phases, &ph->n)) {
+		r = cli_error(CLI_USAGE, "%s", store_errmsg(ph->s));
+		goto fail;
+	}
+	if ((r = points_pick_sweep(ph, run_id, want_seq)))
+		goto fail;
+	return CLI_OK;
+fail:
+	cli_close_phase(ph);
+	return r;
+}
+
+enum {
+	PC_POINT,
+	PC_THREADS,
+	PC_IODEPTH,
+	PC_IOPS,
+	PC_BW,
+	PC_RIOPS,
+	PC_WIOPS,
+	PC_LAT, /* then P99, P9999; for all, read, write */
+	PC_ERRORS = PC_LAT + 9,
+	PC_START,
+	PC_END,
+	PC_N,
+};
+
+static const struct out_col points_cols[PC_N] = {
+	[PC_POINT] = {"point", "POINT", 0, 0},
+	[PC_THREADS] = {"threads", "THREADS", 0, 0},
+	[PC_IODEPTH] = {"iodepth", "QD", 0, 0},
+	[PC_IOPS] = {"iops", "IOPS", 0, 0},
+	[PC_BW] = {"bw_mbps", "MB/S", 0, 0},
+	[PC_RIOPS] = {"read_iops", "R_IOPS", 0, 0},
+	[PC_WIOPS] = {"write_iops", "W_IOPS", 0, 0},
+	[PC_LAT + 0] = {"lat_mean_us", "LAT_US", 0, 0},
+	[PC_LAT + 1] = {"lat_p99_us", "P99_US", 0, 0},
+	[PC_LAT + 2] = {"lat_p9999_us", "P99.99_US", 0, 0},
+	[PC_LAT + 3] = {"read_lat_mean_us", "R_LAT_US", 0, 0},
+	[PC_LAT + 4] = {"read_lat_p99_us", "R_P99_US", 0, 0},
+	[PC_LAT + 5] = {"read_lat_p9999_us", "R_P99.99_US", 0, 0},
+	[PC_LAT + 6] = {"write_lat_mean_us", "W_LAT_US", 0, 0},
+	[PC_LAT + 7] = {"write_lat_p99_us", "W_P99_US", 0, 0},
+	[PC_LAT + 8] = {"write_lat_p9999_us", "W_P99.99_US", 0, 0},
+	[PC_ERRORS] = {"errors", "ERRORS", 0, 0},
+	[PC_START] = {"start", "START", 0, 1},
+	[PC_END] = {"end", "END", 0, 1},
+};
+
+/* the latency columns, by direction: mean, p99, p99.99 */
+static const int points_lat_metrics[3][3] = {
+	{SAMPLE_METRIC_LAT, SAMPLE_METRIC_P99, SAMPLE_METRIC_P9999},
+	{SAMPLE_METRIC_READ_LAT, SAMPLE_METRIC_READ_P99, SAMPLE_METRIC_READ_P9999},
+	{SAMPLE_METRIC_WRITE_LAT, SAMPLE_METRIC_WRITE_P99, SAMPLE_METRIC_WRITE_P9999},
+};
+
+struct points_ctx {
+	struct out *o;
+	enum cli_format fmt;
+	size_t n;
+};
+
+static int points_row(void *ctx, const struct store_point *pt)
+{
+	struct points_ctx *c = ctx;
+	const struct sample *s = &pt->smp;
+
+	out_i64(c->o, pt->seq);
+	out_i64(c->o, pt->threads);
+	out_i64(c->o, pt->iodepth);
+	out_dbl(c->o, sample_metric(s, SAMPLE_METRIC_IOPS), 0);
+	out_dbl(c->o, sample_metric(s, SAMPLE_METRIC_BW), 2);
+	out_dbl(c->o, sample_metric(s, SAMPLE_METRIC_READ_IOPS), 0);
+	out_dbl(c->o, sample_metric(s, SAMPLE_METRIC_WRITE_IOPS), 0);
+	for (int d = 0; d < 3; d++) {
+		/* a direction without I/O has no latency (not 0 us) */
+		const struct sample_stats *st =
+			&s->st[sample_metric_dir((enum sample_metric)points_lat_metrics[d][0])];
+
+		for (int k = 0; k < 3; k++) {
+			if (!st->ios)
+				out_null(c->o);
+			else
+				out_dbl(c->o,
+					sample_metric(s,
+						      (enum sample_metric)points_lat_metrics[d][k]),
+					1);
+		}
+	}
+	out_i64(c->o, (int64_t)s->errors);
+	out_time(c->o, c->fmt, s->start_ns);
+	out_time(c->o, c->fmt, s->end_ns);
+	out_end_row(c->o);
+	c->n++;
+	return 0;
+}
 
 static int cmd_points(struct cli *cli, int argc, char **argv)
 {
-	(void)cli;
-	(void)argc;
-	(void)argv;
-	return cli_error(CLI_USAGE, "points: not built yet");
+	static const struct option opts[] = {
+		{"phase", required_argument, NULL, 'p'},
+		{NULL, 0, NULL, 0},
+	};
+	struct points_ctx c = {.fmt = cli->format};
+	struct cli_phase ph;
+	uint64_t phase_seq = 0;
+	int64_t run_id;
+	int opt, r;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (parse_uint_range(optarg, 1, 1000000, &phase_seq))
+				return cli_error(CLI_USAGE,
+						 "--phase: expected a phase number, not '%s'",
+						 optarg);
+			break;
+		default:
+			return cli_bad_option("points", argv);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage("points");
+	if ((r = cli_find_run(cli, argv[optind], &run_id)))
+		return r;
+	if ((r = points_open(cli, run_id, (int)phase_seq, &ph)))
+		return r;
+	c.o = out_new(cli->format, stdout, points_cols, PC_N);
+	if (!c.o) {
+		r = cli_error(CLI_USAGE, "out of memory");
+		goto out;
+	}
+	r = store_points_foreach(ph.s, ph.p->id, 0, points_row, &c);
+	if (r) {
+		out_abort(c.o);
+		r = cli_error(CLI_USAGE, "%s", store_errmsg(ph.s));
+	} else if (out_finish(c.o)) {
+		r = cli_error(CLI_USAGE, "writing the output failed");
+	} else if (!c.n && cli->format == CLI_TABLE) {
+		/* an empty listing is an answer; say why for a person */
+		fprintf(stderr,
+			"plateau: run %lld phase %d (sweep) has no load point measured yet\n",
+			(long long)run_id, ph.p->seq);
+	}
+out:
+	cli_close_phase(&ph);
+	return r;
 }
 
-const struct cli_cmd cli_cmd_points = {"points", "",	     "(being written)",
-				       "",	 cmd_points, CLI_FMT_NONE};
+const struct cli_cmd cli_cmd_points = {
+	"points",
+	"RUN [--phase N]",
+	"the load points of a sweep: load, IOPS, MB/s and latency, one row each",
+	"  --phase N           the sweep phase (see `plateau show`); default: the\n"
+	"                      run's last sweep phase\n" FORMAT_HELP
+	"  Columns (JSON keys, CSV header): point threads iodepth iops bw_mbps\n"
+	"  read_iops write_iops, lat_mean_us lat_p99_us lat_p9999_us and the same\n"
+	"  with read_ and write_ (null for a direction without I/O), errors,\n"
+	"  start end (ISO 8601 UTC).  The figures are the points' measurements\n"
+	"  (after each point's ramp), as stored.\n"
+	"  Exit status: 0 listed (also none yet); 2 bad option, or the phase is\n"
+	"  not a sweep; 3 no such run or phase, or no sweep.\n",
+	cmd_points,
+	CLI_FMT_ALL};
