@@ -360,9 +360,12 @@ int store_open(const char *path, unsigned int flags, struct store **ret, char *e
 			goto fail;
 		}
 		/* keep -wal and -shm when the last writer closes, so readers
-		 * that may not create files in the directory can still open it */
-		(void)sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
-		if ((r = store_exec(s, "PRAGMA journal_mode = WAL")) ||
+		 * that may not create files in the directory can still open it;
+		 * a file that travels alone keeps a rollback journal instead */
+		if (!(flags & STORE_SINGLE_FILE))
+			(void)sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
+		if ((r = store_exec(s, flags & STORE_SINGLE_FILE ? "PRAGMA journal_mode = DELETE"
+								 : "PRAGMA journal_mode = WAL")) ||
 		    (r = store_exec(s, sync && !strcmp(sync, "normal")
 					       ? "PRAGMA synchronous = NORMAL"
 					       : "PRAGMA synchronous = FULL")) ||
@@ -674,7 +677,8 @@ static int store_bind_requester(struct store *s, sqlite3_stmt *st, int first,
 	return 0;
 }
 
-int store_run_insert(struct store *s, struct store_run *r)
+/* Insert @r; @whole: its started_ns, ended_ns and error too (a copy). */
+static int store_run_insert_row(struct store *s, struct store_run *r, bool whole)
 {
 	sqlite3_stmt *st;
 	int ret;
@@ -687,11 +691,13 @@ int store_run_insert(struct store *s, struct store_run *r)
 		return store_fail(s, -EINVAL,
 				  "run uuid '%.*s' is not 8-4-4-4-12 lowercase hex digits",
 				  STORE_UUID_LEN, r->uuid);
-	ret = store_prepare(s,
-			    "INSERT INTO runs (drive_id, name, plan, state, created_ns, host, "
-			    "version, requester_uid, requester_pid, requester_cmd, requester_via, "
-			    "uuid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-			    &st);
+	ret = store_prepare(
+		s,
+		"INSERT INTO runs (drive_id, name, plan, state, created_ns, host, "
+		"version, requester_uid, requester_pid, requester_cmd, requester_via, "
+		"uuid, started_ns, ended_ns, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+		"?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+		&st);
 	if (ret)
 		return ret;
 	if ((ret = store_bind_requester(s, st, 8, r))) {
@@ -708,11 +714,23 @@ int store_run_insert(struct store *s, struct store_run *r)
 	sqlite3_bind_text(st, 6, r->host, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 7, r->version, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 12, r->uuid, -1, SQLITE_STATIC);
+	if (whole) {
+		if (r->started_ns)
+			sqlite3_bind_int64(st, 13, r->started_ns);
+		if (r->ended_ns)
+			sqlite3_bind_int64(st, 14, r->ended_ns);
+		store_bind_text_or_null(st, 15, r->error);
+	}
 	ret = store_step_done(s, st, "inserting run");
 	if (!ret)
 		r->id = sqlite3_last_insert_rowid(s->db);
 	sqlite3_finalize(st);
 	return ret;
+}
+
+int store_run_insert(struct store *s, struct store_run *r)
+{
+	return store_run_insert_row(s, r, false);
 }
 
 int store_run_set_state(struct store *s, int64_t run_id, const char *state, const char *error,
@@ -901,6 +919,34 @@ int store_runs_foreach(struct store *s, const struct store_run_filter *f,
 		ret = store_sqlfail(s, rc, "listing runs");
 	sqlite3_finalize(st);
 	return ret;
+}
+
+int store_run_find_uuid(struct store *s, const char *hex, int64_t *ids, size_t max)
+{
+	size_t len = strlen(hex), n = 0;
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	if (!len || len > 32 || strspn(hex, "0123456789abcdef") != len)
+		return store_fail(s, -EINVAL, "'%s' is not lowercase hex digits (1 to 32)", hex);
+	/* the hex digits only, so a prefix may be written with or without dashes */
+	ret = store_prepare(s,
+			    "SELECT id FROM runs WHERE substr(replace(uuid, '-', ''), 1, ?2) = ?1 "
+			    "ORDER BY id",
+			    &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_text(st, 1, hex, (int)len, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, (int)len);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n < max)
+			ids[n] = sqlite3_column_int64(st, 0);
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlfail(s, rc, "finding runs by uuid");
+	return n > INT32_MAX ? INT32_MAX : (int)n;
 }
 
 /* --- phases --- */
@@ -1594,4 +1640,246 @@ int store_events_foreach(struct store *s, int64_t run_id, const char *kind, int6
 		ret = store_sqlfail(s, rc, "reading events");
 	sqlite3_finalize(st);
 	return ret;
+}
+
+/* --- checks and copies between databases --- */
+
+int store_quick_check(struct store *s)
+{
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	if ((ret = store_prepare(s, "PRAGMA quick_check", &st)))
+		return ret == -EBADMSG ? store_fail(s, ret, "%s: corrupt: %s", s->path,
+						    sqlite3_errmsg(s->db))
+				       : ret;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		if (!t || strcmp(t, "ok"))
+			ret = store_fail(s, -EBADMSG, "%s: corrupt: %s", s->path, t ? t : "?");
+	} else {
+		ret = store_sqlfail(s, rc, "checking the file");
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+struct store_copy_ctx {
+	struct store *dst, *src;
+	int64_t run_id; /* in dst */
+	int64_t phase_id;
+	const int64_t *phase_map; /* src phase ids, dst phase ids: 2 per phase */
+	size_t nphases;
+	struct store_copied *out;
+	bool dst_failed; /* which side the failure is on */
+};
+
+static int store_copy_sample(void *ctx, const struct sample *smp)
+{
+	struct store_copy_ctx *c = ctx;
+	sqlite3_stmt *st;
+	int ret;
+
+	c->dst_failed = true;
+	if ((ret = store_sample_insert(c->dst, c->phase_id, smp)))
+		return ret;
+	if (smp->aborted) {
+		if ((ret = store_prepare(c->dst,
+					 "UPDATE samples SET aborted = 1 WHERE phase_id = ?1 AND "
+					 "seq = ?2",
+					 &st)))
+			return ret;
+		sqlite3_bind_int64(st, 1, c->phase_id);
+		sqlite3_bind_int64(st, 2, smp->seq);
+		ret = store_step_done(c->dst, st, "marking a sample aborted");
+		sqlite3_finalize(st);
+		if (ret)
+			return ret;
+	}
+	c->dst_failed = false;
+	c->out->samples++;
+	return 0;
+}
+
+static int store_copy_point(void *ctx, const struct store_point *pt)
+{
+	struct store_copy_ctx *c = ctx;
+	int ret;
+
+	c->dst_failed = true;
+	if ((ret = store_point_insert(c->dst, c->phase_id, pt)))
+		return ret;
+	c->dst_failed = false;
+	c->out->points++;
+	return 0;
+}
+
+static int store_copy_event(void *ctx, const struct store_event *ev)
+{
+	struct store_copy_ctx *c = ctx;
+	struct store_event e = *ev;
+	int ret;
+
+	e.id = 0;
+	e.run_id = c->run_id;
+	if (e.phase_id) {
+		size_t i;
+
+		for (i = 0; i < c->nphases && c->phase_map[2 * i] != ev->phase_id; i++)
+			;
+		if (i == c->nphases) {
+			c->dst_failed = true;
+			return store_fail(c->dst, -EBADMSG,
+					  "%s: events row %lld: phase %lld is not a phase of run "
+					  "%lld",
+					  c->src->path, (long long)ev->id, (long long)ev->phase_id,
+					  (long long)ev->run_id);
+		}
+		e.phase_id = c->phase_map[2 * i + 1];
+	}
+	c->dst_failed = true;
+	if (!e.time_ns)
+		return store_fail(c->dst, -EBADMSG, "%s: events row %lld: time_ns is 0",
+				  c->src->path, (long long)ev->id);
+	if ((ret = store_event_insert(c->dst, &e)))
+		return ret;
+	c->dst_failed = false;
+	c->out->events++;
+	return 0;
+}
+
+/* the id of the run with @uuid in @s: 0 none, -errno */
+static int64_t store_run_by_uuid(struct store *s, const char *uuid)
+{
+	sqlite3_stmt *st;
+	int64_t id = 0;
+	int rc, ret;
+
+	if ((ret = store_prepare(s, "SELECT id FROM runs WHERE uuid = ?1", &st)))
+		return ret;
+	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sqlfail(s, rc, "finding a run by uuid");
+	return id;
+}
+
+static int store_copy_one(struct store_copy_ctx *c, int64_t src_id)
+{
+	struct store_phase *ph = NULL;
+	struct store_run r;
+	int64_t *map = NULL, have;
+	size_t n = 0;
+	int ret;
+
+	c->dst_failed = false;
+	memset(c->out, 0, sizeof(*c->out));
+	c->out->src_id = src_id;
+	if ((ret = store_run_get(c->src, src_id, &r)))
+		return ret;
+	snprintf(c->out->uuid, sizeof(c->out->uuid), "%s", r.uuid);
+	snprintf(c->out->host, sizeof(c->out->host), "%s", r.host);
+	c->dst_failed = true;
+	if (!r.uuid[0]) {
+		ret = store_fail(c->dst, -EBADMSG, "%s: runs row %lld: no uuid", c->src->path,
+				 (long long)src_id);
+		goto out;
+	}
+	/* plateaud resumes the unfinished runs it finds: a copy must never be one */
+	if (store_run_state_active(r.state)) {
+		ret = store_fail(c->dst, -EBUSY,
+				 "%s: run %lld (%s) is still %s: only ended runs (done, failed, "
+				 "stopped) are copied",
+				 c->src->path, (long long)src_id, r.uuid, r.state);
+		goto out;
+	}
+	if ((have = store_run_by_uuid(c->dst, r.uuid)) < 0) {
+		ret = (int)have;
+		goto out;
+	}
+	if (have) {
+		c->out->dst_id = have;
+		c->out->present = true;
+		ret = 0;
+		goto out;
+	}
+	r.drive.id = 0;
+	if ((ret = store_drive_upsert(c->dst, &r.drive)))
+		goto out;
+	r.drive_id = r.drive.id;
+	r.id = 0;
+	if ((ret = store_run_insert_row(c->dst, &r, true)))
+		goto out;
+	c->run_id = c->out->dst_id = r.id;
+
+	c->dst_failed = false;
+	if ((ret = store_phases_list(c->src, src_id, &ph, &n)))
+		goto out;
+	map = calloc(n ? 2 * n : 1, sizeof(*map));
+	if (!map) {
+		c->dst_failed = true;
+		ret = store_fail(c->dst, -ENOMEM, "out of memory");
+		goto out;
+	}
+	c->phase_map = map;
+	c->nphases = n;
+	for (size_t i = 0; i < n; i++) {
+		struct store_phase p = ph[i];
+
+		c->dst_failed = true;
+		p.run_id = r.id;
+		if ((ret = store_phase_insert(c->dst, &p)) ||
+		    (ret = store_phase_update(c->dst, &p)))
+			goto out;
+		map[2 * i] = ph[i].id;
+		map[2 * i + 1] = c->phase_id = p.id;
+		c->dst_failed = false;
+		if ((ret = store_samples_foreach(c->src, ph[i].id, 0,
+						 STORE_WITH_HISTS | STORE_WITH_ABORTED,
+						 store_copy_sample, c)) ||
+		    (ret = store_points_foreach(c->src, ph[i].id, STORE_WITH_HISTS,
+						store_copy_point, c)))
+			goto out;
+	}
+	c->dst_failed = false;
+	ret = store_events_foreach(c->src, src_id, NULL, 0, store_copy_event, c);
+out:
+	c->phase_map = NULL;
+	c->nphases = 0;
+	free(map);
+	store_phases_free(ph, n);
+	store_run_clear(&r);
+	return ret;
+}
+
+int store_copy_runs(struct store *dst, struct store *src, const int64_t *ids, size_t n,
+		    struct store_copied *out)
+{
+	struct store_copy_ctx c = {.dst = dst, .src = src};
+	int ret;
+
+	if (dst->rdonly)
+		return store_fail(dst, -EACCES, "%s: opened read-only", dst->path);
+	if ((ret = store_begin(dst)))
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		c.out = &out[i];
+		if ((ret = store_copy_one(&c, ids[i]))) {
+			/* the message of the side that failed, on @dst */
+			if (!c.dst_failed)
+				snprintf(dst->err, sizeof(dst->err), "%s", src->err);
+			store_rollback(dst);
+			return ret;
+		}
+	}
+	if ((ret = store_commit(dst))) {
+		store_rollback(dst);
+		return ret;
+	}
+	return 0;
 }

@@ -43,6 +43,9 @@ struct store;
 enum {
 	STORE_RDONLY = 1 << 0, /* never writes; refuses an old schema */
 	STORE_CREATE = 1 << 1, /* create the file if missing (writer only) */
+	/* a writer with a rollback journal, not WAL: a file that travels alone
+	 * (an export), with no -wal and -shm beside it once closed */
+	STORE_SINGLE_FILE = 1 << 2,
 };
 
 #define STORE_BUSY_TIMEOUT_MS 10000
@@ -335,6 +338,19 @@ struct store_run_filter {
 int store_runs_foreach(struct store *s, const struct store_run_filter *f,
 		       int (*cb)(void *ctx, const struct store_run *r), void *ctx);
 
+/**
+ * store_run_find_uuid() - the runs whose uuid starts with some hex digits
+ * @s: handle
+ * @hex: 1 to 32 lowercase hex digits, without dashes (they are ignored in
+ *       the stored uuid too)
+ * @ids: the ids of the first @max matches, oldest first
+ * @max: room in @ids
+ *
+ * Return: the number of matches (may exceed @max), -EINVAL for @hex that
+ * is not hex digits, or -errno.
+ */
+int store_run_find_uuid(struct store *s, const char *hex, int64_t *ids, size_t max);
+
 /* --- phases --- */
 struct store_phase {
 	int64_t id;
@@ -538,5 +554,53 @@ int store_event_insert(struct store *s, struct store_event *ev);
  */
 int store_events_foreach(struct store *s, int64_t run_id, const char *kind, int64_t after_id,
 			 int (*cb)(void *ctx, const struct store_event *ev), void *ctx);
+
+/* --- checks and copies between databases --- */
+
+/**
+ * store_quick_check() - SQLite's quick check of the whole file
+ * @s: handle
+ *
+ * Return: 0, -EBADMSG for a damaged file (the message names what), or
+ * -errno.
+ */
+int store_quick_check(struct store *s);
+
+/* what store_copy_runs() did with one run */
+struct store_copied {
+	int64_t src_id;
+	int64_t dst_id; /* its id in the destination */
+	bool present;	/* already there (the same uuid): left as it was */
+	char uuid[STORE_UUID_LEN + 1];
+	char host[128];
+	size_t samples, points, events; /* copied */
+};
+
+/**
+ * store_copy_runs() - copy runs with everything they own to another database
+ * @dst: a writer's handle, the destination
+ * @src: any handle, the source
+ * @ids: the runs' ids in @src
+ * @n: how many
+ * @out: @n entries, written: what became of each run
+ *
+ * One transaction: every run is copied, or (on any failure) nothing is.  A
+ * run is recognised by its uuid: one that @dst already holds is left as it
+ * is (so copying twice changes nothing).  Its drive is found in @dst by
+ * identity (store_drive_upsert()) or inserted; the run, its phases, samples
+ * (with histograms, partial and aborted ones too), points and events are
+ * inserted under new ids, with every value as stored.  Every row is read
+ * through the validating readers, so a damaged source stops the copy.
+ *
+ * Only ended runs are copied: plateaud resumes the unfinished runs it finds
+ * in its database, and a copy must never be one.
+ *
+ * Return: 0, or -errno with the reason (naming the file, table and row) in
+ * store_errmsg(@dst): -ENOENT a run is not in @src, -EBUSY a run has not
+ * ended, -EBADMSG a row that does not make sense (a run without uuid, say),
+ * -EACCES @dst is read-only.
+ */
+int store_copy_runs(struct store *dst, struct store *src, const int64_t *ids, size_t n,
+		    struct store_copied *out);
 
 #endif

@@ -38,12 +38,31 @@ enum cli_format {
 	CLI_CSV,
 };
 
+#define CLI_MAX_DB_ARGS 64
+
+struct cli_db;
+
+/*
+ * The databases: one --db (or $PLATEAU_DB, or the default) for most
+ * commands; the commands that only read (cli->multi_db: runs, show,
+ * samples, steady, plot, points, latency, report, export) take --db again
+ * and again, or a directory (every *.db in it), all opened read-only.
+ * cli_find_run() picks the database that holds a run; cli_store() then
+ * returns that one.
+ */
 struct cli {
-	const char *db_path;	 /* --db, $PLATEAU_DB, or the default */
+	const char *db_path;	 /* the database in use: --db, $PLATEAU_DB, or the default */
 	const char *socket_path; /* --socket, $PLATEAU_SOCKET, or the default */
 	enum cli_format format;	 /* --json / --csv */
 	bool format_set;
-	struct store *store; /* opened read-only on demand */
+	struct store *store;		      /* the database in use, opened read-only on demand */
+	const char *db_args[CLI_MAX_DB_ARGS]; /* every --db, in order */
+	size_t ndb_args;
+	bool multi_db;	    /* the command reads several databases */
+	struct cli_db *dbs; /* the database files, directories expanded */
+	size_t ndb;
+	size_t cur; /* index of cli->store in dbs, ndb: none yet */
+	bool dbs_ready;
 };
 
 struct cli_cmd {
@@ -71,19 +90,33 @@ const struct cli_cmd *cli_find(const char *name);
 int cli_call(const char *socket_path, json_object *req, json_object **reply, char *err,
 	     size_t errlen);
 
-/* Open the database read-only (once); prints the reason and returns the exit
- * code on failure (3 missing, 2 corrupt / newer / older). */
+/* Open the database read-only (once): the one cli_find_run() picked, else the
+ * only one given; prints the reason and returns the exit code on failure (3
+ * missing, 2 corrupt / newer / older, or several databases and no run). */
 int cli_store(struct cli *cli, struct store **ret);
+/* How many databases the command reads (directories expanded); prints and
+ * returns the exit code */
+int cli_db_count(struct cli *cli, size_t *n);
+/* The @i-th of them, opened read-only (once); prints and returns the exit code */
+int cli_store_at(struct cli *cli, size_t i, struct store **ret);
+/* Close every database (at exit) */
+void cli_close(struct cli *cli);
 /* Parse "RUN" as a run number of plateaud's database (stop, status);
  * prints and returns the exit code. */
 int cli_parse_run(const char *arg, int64_t *run_id);
 /*
  * Find the stored run "RUN" names, for the commands that read databases:
- * sets *run_id to its id in the database that holds it, and makes that
- * database the one cli_store() returns.  Prints and returns the exit code
- * (2 malformed, 3 not found).
+ * a run number (when exactly one database has it), HOST:N (run N of the
+ * database whose run N was made on HOST), or a UUID or a prefix of at
+ * least 8 of its hex digits.  Sets *run_id to its id in the database that
+ * holds it, and makes that database the one cli_store() returns.  Prints
+ * and returns the exit code (2 malformed or ambiguous, listing the
+ * candidates as HOST:N and UUID; 3 not found).
  */
 int cli_find_run(struct cli *cli, const char *arg, int64_t *run_id);
+/* The closest of @n candidates to @word by edit distance, when close
+ * enough to be a typing mistake; NULL otherwise */
+const char *cli_suggest(const char *word, const char *const *cands, size_t n);
 /* Load a run; 3 when absent */
 int cli_load_run(struct cli *cli, int64_t run_id, struct store_run *run);
 /* A run, its phases and the one picked (see cli_open_phase), for the

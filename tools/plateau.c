@@ -56,20 +56,52 @@ const struct cli_cmd *cli_find(const char *name)
 	return NULL;
 }
 
+/* the commands that only read stored runs: several databases at once */
+#define CLI_READERS "runs, show, samples, steady, plot, points, latency, report, export"
+
+static bool cli_reads_many(const char *name)
+{
+	static const char *const readers[] = {"runs",	"show",	   "samples", "steady", "plot",
+					      "points", "latency", "report",  "export"};
+
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++)
+		if (!strcmp(name, readers[i]))
+			return true;
+	return false;
+}
+
+/* an unknown command: the nearest one, if it is a typing mistake away */
+static int cli_no_command(const char *name)
+{
+	const char *names[sizeof(cli_cmds) / sizeof(cli_cmds[0])];
+	const char *hint;
+
+	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
+		names[i] = cli_cmds[i]->name;
+	hint = cli_suggest(name, names, sizeof(names) / sizeof(names[0]));
+	if (hint)
+		return cli_error(CLI_USAGE, "no command '%s': did you mean %s? (plateau help)",
+				 name, hint);
+	return cli_error(CLI_USAGE, "no command '%s' (plateau help lists them)", name);
+}
+
 static void cli_overview(FILE *f)
 {
 	fprintf(f, "usage: plateau [--db PATH] [--socket PATH] [--json|--csv] COMMAND [ARGS]\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
 		fprintf(f, "  %-10s %s\n", cli_cmds[i]->name, cli_cmds[i]->summary);
-	fprintf(f, "\nOptions (before or after the command):\n"
-		   "  --db PATH      the database (default $PLATEAU_DB or " PLATEAU_DEFAULT_DB ")\n"
-		   "  --socket PATH  plateaud's control socket (default $PLATEAU_SOCKET or\n"
-		   "                 " PLATEAU_DEFAULT_SOCKET ")\n"
-		   "  --json, --csv  machine-readable output\n\n"
-		   "Exit status: 0 ok or steady; 1 not steady, not reached or timed out;\n"
-		   "2 usage or bad input; 3 not found; 4 daemon unreachable; 5 the run failed;\n"
-		   "6 refused by the safety gate.\n");
+	fprintf(f,
+		"\nOptions (before or after the command):\n"
+		"  --db PATH      the database (default $PLATEAU_DB or " PLATEAU_DEFAULT_DB ");\n"
+		"                 again and again, or a directory (its *.db files), for\n"
+		"                 the commands that only read: " CLI_READERS "\n"
+		"  --socket PATH  plateaud's control socket (default $PLATEAU_SOCKET or\n"
+		"                 " PLATEAU_DEFAULT_SOCKET ")\n"
+		"  --json, --csv  machine-readable output\n\n"
+		"Exit status: 0 ok or steady; 1 not steady, not reached or timed out;\n"
+		"2 usage or bad input; 3 not found; 4 daemon unreachable; 5 the run failed;\n"
+		"6 refused by the safety gate.\n");
 }
 
 static void cli_help_of(const struct cli_cmd *c)
@@ -91,7 +123,7 @@ static int cmd_help(struct cli *cli, int argc, char **argv)
 		return cli_usage("help");
 	c = cli_find(argv[1]);
 	if (!c)
-		return cli_error(CLI_USAGE, "no command '%s' (plateau help lists them)", argv[1]);
+		return cli_no_command(argv[1]);
 	cli_help_of(c);
 	return CLI_OK;
 }
@@ -133,13 +165,24 @@ static int cli_globals(struct cli *cli, int *argc, char **argv)
 			if (i + 1 >= *argc || !*argv[i + 1])
 				return cli_error(CLI_USAGE, "%s needs a path", a);
 			*dst = argv[++i];
-			continue;
 		} else if (!strncmp(a, "--db=", 5) || !strncmp(a, "--socket=", 9)) {
 			dst = a[2] == 'd' ? &cli->db_path : &cli->socket_path;
 			*dst = strchr(a, '=') + 1;
 			if (!**dst)
 				return cli_error(CLI_USAGE, "%.*s needs a path",
 						 (int)(strchr(a, '=') - a), a);
+		}
+		if (dst) {
+			/* --db again and again: the reading commands take them all */
+			if (dst == &cli->db_path) {
+				if (cli->ndb_args == CLI_MAX_DB_ARGS)
+					return cli_error(CLI_USAGE,
+							 "more than %d --db: give a directory "
+							 "of databases instead",
+							 CLI_MAX_DB_ARGS);
+				cli->db_args[cli->ndb_args++] = *dst;
+				cli->db_path = cli->db_args[0];
+			}
 			continue;
 		}
 		argv[out++] = argv[i];
@@ -181,7 +224,13 @@ int main(int argc, char **argv)
 	if (!c && argv[1][0] == '-')
 		return cli_error(CLI_USAGE, "unknown option '%s' (plateau help)", argv[1]);
 	if (!c)
-		return cli_error(CLI_USAGE, "no command '%s' (plateau help lists them)", argv[1]);
+		return cli_no_command(argv[1]);
+	if (cli.ndb_args > 1 && !cli_reads_many(c->name))
+		return cli_error(CLI_USAGE,
+				 "%s uses one database: --db given %zu times (several are for "
+				 "the commands that only read: " CLI_READERS ")",
+				 c->name, cli.ndb_args);
+	cli.multi_db = cli_reads_many(c->name);
 	for (int i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			cli_help_of(c);
@@ -192,7 +241,7 @@ int main(int argc, char **argv)
 	if (cli.format == CLI_CSV && c->formats == CLI_FMT_JSON)
 		return cli_error(CLI_USAGE, "%s prints one document: --json, not --csv", c->name);
 	r = c->fn(&cli, argc - 1, argv + 1);
-	store_close(cli.store);
+	cli_close(&cli);
 	if (fflush(stdout) && !r)
 		r = cli_error(CLI_USAGE, "writing the output failed");
 	return r;

@@ -1,38 +1,165 @@
 // SPDX-License-Identifier: MIT
-/* runs: the list of stored runs. */
+/* runs: the list of stored runs, from one database or several. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "out.h"
 
-static const struct out_col runs_cols[] = {
-	{"run", "RUN", 0, 0},	      {"name", "NAME", 0, 1},	  {"state", "STATE", 0, 1},
-	{"model", "MODEL", 0, 1},     {"serial", "SERIAL", 0, 1}, {"device", "DEVICE", 0, 1},
-	{"created", "CREATED", 0, 1}, {"ended", "ENDED", 0, 1},
+/* the table: HOST only when more than one host appears */
+static const struct out_col runs_table_cols[] = {
+	{"run", "RUN", 0, 0},	    {"host", "HOST", 0, 1},	{"name", "NAME", 0, 1},
+	{"state", "STATE", 0, 1},   {"steady", "STEADY", 0, 1}, {"model", "MODEL", 0, 1},
+	{"serial", "SERIAL", 0, 1}, {"device", "DEVICE", 0, 1}, {"created", "CREATED", 0, 1},
+	{"ended", "ENDED", 0, 1},
+};
+
+/* JSON and CSV: every column, always */
+static const struct out_col runs_data_cols[] = {
+	{"run", NULL, 0, 0},	      {"host", NULL, 0, 1},    {"uuid", NULL, 0, 1},
+	{"name", NULL, 0, 1},	      {"state", NULL, 0, 1},   {"steady", NULL, 0, 1},
+	{"steady_round", NULL, 0, 0}, {"model", NULL, 0, 1},   {"serial", NULL, 0, 1},
+	{"device", NULL, 0, 1},	      {"created", NULL, 0, 1}, {"ended", NULL, 0, 1},
+};
+
+struct runs_row {
+	size_t db;
+	int64_t id;
+	char host[128];
+	char uuid[STORE_UUID_LEN + 1];
+	char name[128];
+	char state[24];
+	int steady;	      /* -1: no precondition judged, 0 not steady, 1 steady */
+	int64_t steady_round; /* of the last precondition judged, when steady */
+	char model[64];
+	char serial[80];
+	char device[256];
+	int64_t created_ns;
+	int64_t ended_ns;
 };
 
 struct runs_ctx {
-	struct out *o;
-	enum cli_format fmt;
-	size_t n;
+	struct store *s;
+	size_t db;
+	struct runs_row *rows;
+	size_t n, cap;
 };
 
-static int runs_row(void *ctx, const struct store_run *r)
+/*
+ * The run's steady-state verdict as its precondition phases were judged:
+ * steady when every judged one reached it (at the last one's round), not
+ * steady when any did not, none (-1) while none is judged.
+ */
+static int runs_verdict(struct store *s, int64_t run_id, struct runs_row *row)
+{
+	struct store_phase *ph = NULL;
+	size_t n = 0;
+	int r = store_phases_list(s, run_id, &ph, &n);
+
+	row->steady = -1;
+	row->steady_round = 0;
+	if (r)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(ph[i].kind, "precondition") || ph[i].steady < 0)
+			continue;
+		if (!ph[i].steady) {
+			row->steady = 0;
+			row->steady_round = 0;
+		} else if (row->steady != 0) {
+			row->steady = 1;
+			row->steady_round = ph[i].steady_round;
+		}
+	}
+	store_phases_free(ph, n);
+	return 0;
+}
+
+static int runs_collect(void *ctx, const struct store_run *r)
 {
 	struct runs_ctx *c = ctx;
+	struct runs_row *row;
+	int ret;
 
-	out_i64(c->o, r->id);
-	out_str(c->o, r->name);
-	out_str(c->o, r->state);
-	out_str(c->o, r->drive.model);
-	out_str(c->o, r->drive.serial);
-	out_str(c->o, r->drive.path);
-	out_time(c->o, c->fmt, r->created_ns);
-	out_time(c->o, c->fmt, r->ended_ns);
-	out_end_row(c->o);
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct runs_row *nr = realloc(c->rows, cap * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		c->rows = nr;
+		c->cap = cap;
+	}
+	row = &c->rows[c->n];
+	memset(row, 0, sizeof(*row));
+	row->db = c->db;
+	row->id = r->id;
+	snprintf(row->host, sizeof(row->host), "%s", r->host);
+	snprintf(row->uuid, sizeof(row->uuid), "%s", r->uuid);
+	snprintf(row->name, sizeof(row->name), "%s", r->name);
+	snprintf(row->state, sizeof(row->state), "%s", r->state);
+	snprintf(row->model, sizeof(row->model), "%s", r->drive.model);
+	snprintf(row->serial, sizeof(row->serial), "%s", r->drive.serial);
+	snprintf(row->device, sizeof(row->device), "%s", r->drive.path);
+	row->created_ns = r->created_ns;
+	row->ended_ns = r->ended_ns;
+	if ((ret = runs_verdict(c->s, r->id, row)))
+		return ret;
 	c->n++;
 	return 0;
+}
+
+/* several databases: one list in the order the runs were created */
+static int runs_cmp(const void *a, const void *b)
+{
+	const struct runs_row *x = a, *y = b;
+
+	if (x->created_ns != y->created_ns)
+		return x->created_ns < y->created_ns ? -1 : 1;
+	if (x->db != y->db)
+		return x->db < y->db ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void runs_print_row(struct out *o, enum cli_format fmt, const struct runs_row *r,
+			   bool show_host)
+{
+	char verdict[48];
+
+	out_i64(o, r->id);
+	if (fmt != CLI_TABLE || show_host)
+		out_str(o, r->host);
+	if (fmt != CLI_TABLE)
+		out_str(o, r->uuid[0] ? r->uuid : NULL);
+	out_str(o, r->name);
+	out_str(o, r->state);
+	if (fmt == CLI_TABLE) {
+		if (r->steady < 0)
+			snprintf(verdict, sizeof(verdict), "-");
+		else if (!r->steady)
+			snprintf(verdict, sizeof(verdict), "not steady");
+		else
+			snprintf(verdict, sizeof(verdict), "steady r%lld",
+				 (long long)r->steady_round);
+		out_str(o, verdict);
+	} else {
+		if (r->steady < 0)
+			out_null(o);
+		else
+			out_bool(o, r->steady);
+		if (r->steady == 1 && r->steady_round > 0)
+			out_i64(o, r->steady_round);
+		else
+			out_null(o);
+	}
+	out_str(o, r->model);
+	out_str(o, r->serial);
+	out_str(o, r->device);
+	out_time(o, fmt, r->created_ns);
+	out_time(o, fmt, r->ended_ns);
+	out_end_row(o);
 }
 
 int cmd_runs(struct cli *cli, int argc, char **argv)
@@ -45,8 +172,12 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct store_run_filter f = {0};
-	struct runs_ctx c = {.fmt = cli->format};
-	struct store *s;
+	struct runs_ctx c = {0};
+	struct out_col cols[sizeof(runs_table_cols) / sizeof(runs_table_cols[0])];
+	const struct out_col *use = runs_data_cols;
+	size_t ndb, ncols = sizeof(runs_data_cols) / sizeof(runs_data_cols[0]);
+	bool show_host = false;
+	struct out *o;
 	int opt, r;
 
 	optind = 1;
@@ -79,29 +210,58 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_usage("runs");
-	if ((r = cli_store(cli, &s)))
+	if ((r = cli_db_count(cli, &ndb)))
 		return r;
-	c.o = out_new(cli->format, stdout, runs_cols, sizeof(runs_cols) / sizeof(runs_cols[0]));
-	if (!c.o)
-		return cli_error(CLI_USAGE, "out of memory");
-	r = store_runs_foreach(s, &f, runs_row, &c);
-	if (r) {
-		out_abort(c.o);
-		return cli_error(CLI_USAGE, "%s", store_errmsg(s));
+	for (size_t i = 0; i < ndb; i++) {
+		if ((r = cli_store_at(cli, i, &c.s)))
+			goto out;
+		c.db = i;
+		r = store_runs_foreach(c.s, &f, runs_collect, &c);
+		if (r) {
+			r = cli_error(CLI_USAGE, "%s",
+				      r == -ENOMEM ? "out of memory" : store_errmsg(c.s));
+			goto out;
+		}
 	}
-	if (out_finish(c.o))
-		return cli_error(CLI_USAGE, "writing the output failed");
-	return CLI_OK;
+	if (ndb > 1)
+		qsort(c.rows, c.n, sizeof(*c.rows), runs_cmp);
+
+	if (cli->format == CLI_TABLE) {
+		for (size_t i = 1; i < c.n; i++)
+			show_host |= strcmp(c.rows[i].host, c.rows[0].host) != 0;
+		ncols = 0;
+		for (size_t i = 0; i < sizeof(runs_table_cols) / sizeof(runs_table_cols[0]); i++)
+			if (show_host || strcmp(runs_table_cols[i].name, "host"))
+				cols[ncols++] = runs_table_cols[i];
+		use = cols;
+	}
+	o = out_new(cli->format, stdout, use, ncols);
+	if (!o) {
+		r = cli_error(CLI_USAGE, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < c.n; i++)
+		runs_print_row(o, cli->format, &c.rows[i], show_host);
+	r = out_finish(o) ? cli_error(CLI_USAGE, "writing the output failed") : CLI_OK;
+out:
+	free(c.rows);
+	return r;
 }
 
 const struct cli_cmd cli_cmd_runs = {
 	"runs",
 	"[--serial S] [--state STATE|active] [--since WHEN] [--until WHEN]",
-	"list the runs in the database",
+	"list the runs in the database (or databases)",
 	"  --serial S          runs on the drive with this serial (or EUI64/NGUID/WWN)\n"
 	"  --state STATE       queued erasing filling preconditioning sweeping done\n"
 	"                      failed stopped, or 'active' for every unfinished run\n"
 	"  --since/--until W   created at or after / before W: '2026-11-29',\n"
-	"                      '2026-11-29 13:00' (local time) or '24h', '7d' (ago)\n" FORMAT_HELP,
+	"                      '2026-11-29 13:00' (local time) or '24h', '7d' (ago)\n" FORMAT_HELP
+	"With several --db (or a directory), the runs of all of them, oldest first.\n"
+	"STEADY is the verdict of the run's precondition phases: 'steady rN' (every\n"
+	"judged one reached steady state; N the round of the last), 'not steady', or\n"
+	"'-' (none judged yet).  The table shows HOST when the runs come from more\n"
+	"than one host; JSON and CSV always have host, uuid, steady (true, false or\n"
+	"null) and steady_round.\n",
 	cmd_runs,
 	CLI_FMT_ALL};
