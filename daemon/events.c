@@ -11,9 +11,11 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <math.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,8 @@
 
 #include <linux/capability.h>
 
+#include <json-c/json.h>
+
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
 #endif
@@ -36,6 +40,7 @@
 #include "events.h"
 #include "guard.h"
 #include "manager.h"
+#include "parse.h"
 #include "paths.h"
 #include "plateaud.h"
 
@@ -842,6 +847,63 @@ void events_drop_hooks(struct manager *m)
 
 /* --- Prometheus textfile (node_exporter textfile collector format) --- */
 
+/*
+ * The figures of the samples and the counters come from the database,
+ * through a read-only connection of the textfile's own: what the file says
+ * is what is stored (`plateau samples` prints the same sample), and the
+ * counters go on from the stored samples after a restart.  Any thread
+ * writes the file, under prom_lock, which guards this state too (one
+ * manager per process); a write reads only the samples stored since the
+ * one before, per phase by seq.
+ */
+struct prom_phase {
+	int64_t id;
+	int seq;
+	char kind[16];
+	char state[16];
+	int steady;	    /* -1 not judged, 0, 1 */
+	int64_t rounds_max; /* a precondition's max_rounds, 0: none */
+	int64_t next_seq;   /* the first seq not counted yet */
+	bool complete;	    /* ended and read to its end: nothing more comes */
+	bool have_full;
+	struct sample full; /* the last full sample (not partial, not aborted) */
+	/* the summary's count and sum, per direction: every stored sample's */
+	uint64_t lat_count[SAMPLE_NDIRS];
+	double lat_sum_ns[SAMPLE_NDIRS];
+};
+
+struct prom_run {
+	struct prom_run *next;
+	int64_t id;
+	bool listed;   /* in the file being written */
+	bool complete; /* read after the run ended: nothing more comes */
+	/* every stored sample's, partial and aborted ones too: I/O done */
+	uint64_t ios[2], bytes[2], errors;
+	int64_t last_end_ns;
+	struct prom_phase *ph;
+	size_t nph;
+};
+
+static struct {
+	struct store *s;
+	bool failing; /* logged once until a read succeeds again */
+	struct prom_run *runs;
+} prom_db;
+
+/* What the file shows of one run, copied under the locks. */
+struct prom_snap {
+	int64_t id;
+	char name[128];
+	char device[256];
+	char serial[96];
+	int64_t interval_ns;
+	int64_t ended_ns;
+	struct drun_status st;
+	const struct prom_run *pr;    /* NULL: the database could not be read */
+	const struct prom_phase *cur; /* the current phase of a run in progress */
+};
+
+/* a label value, escaped as the text format wants */
 static void prom_label(FILE *f, const char *s)
 {
 	for (; *s; s++) {
@@ -855,21 +917,469 @@ static void prom_label(FILE *f, const char *s)
 	}
 }
 
-static void prom_labels(FILE *f, const struct drun *r)
+static const char *const prom_dirs[SAMPLE_NDIRS] = {"read", "write", "all"};
+/* sample_pcts as fractions, the quantile label's values */
+static const char *const prom_quantiles[SAMPLE_NPCT] = {"0.5", "0.9", "0.99", "0.999", "0.9999"};
+
+static void prom_db_failed(const char *what)
 {
-	fprintf(f, "{run=\"%lld\",device=\"", (long long)r->id);
-	prom_label(f, r->device);
+	if (!prom_db.failing)
+		log_msg(LOG_WARNING,
+			"Prometheus textfile: %s; the file goes on without the figures of the "
+			"samples and the counters until the database can be read",
+			what);
+	prom_db.failing = true;
+}
+
+struct prom_scan {
+	struct prom_run *pr;
+	struct prom_phase *p;
+};
+
+static int prom_scan_sample(void *ctx, const struct sample *smp)
+{
+	struct prom_run *pr = ((struct prom_scan *)ctx)->pr;
+	struct prom_phase *p = ((struct prom_scan *)ctx)->p;
+
+	for (int d = SAMPLE_READ; d <= SAMPLE_WRITE; d++) {
+		pr->ios[d] += smp->st[d].ios;
+		pr->bytes[d] += smp->st[d].bytes;
+	}
+	pr->errors += smp->errors;
+	for (int d = 0; d < SAMPLE_NDIRS; d++) {
+		p->lat_count[d] += smp->st[d].ios;
+		p->lat_sum_ns[d] += smp->st[d].lat_mean_ns * (double)smp->st[d].ios;
+	}
+	if (smp->end_ns > pr->last_end_ns)
+		pr->last_end_ns = smp->end_ns;
+	p->next_seq = smp->seq + 1;
+	if (!smp->partial && !smp->aborted) {
+		p->full = *smp;
+		p->full.hist[0] = p->full.hist[1] = NULL;
+		p->have_full = true;
+	}
+	return 0;
+}
+
+static bool prom_state_over(const char *state)
+{
+	return !strcmp(state, "done") || !strcmp(state, "failed") || !strcmp(state, "stopped") ||
+	       !strcmp(state, "skipped");
+}
+
+/* a precondition's max_rounds, from its stored parameters (0: none) */
+static int64_t prom_rounds_max(const char *params)
+{
+	json_object *o = params ? json_tokener_parse(params) : NULL, *v;
+	int64_t n = 0;
+
+	if (o && json_object_object_get_ex(o, "max_rounds", &v) &&
+	    json_object_is_type(v, json_type_int))
+		n = json_object_get_int64(v);
+	json_object_put(o);
+	return n > 0 ? n : 0;
+}
+
+/* Read what run @pr stored since the last call.  Phases are read before
+ * their samples, so a phase seen over has all its samples stored. */
+static int prom_refresh(struct prom_run *pr, bool ended)
+{
+	struct store_phase *ph = NULL;
+	size_t n = 0;
+	int ret;
+
+	if (pr->complete)
+		return 0;
+	ret = store_phases_list(prom_db.s, pr->id, &ph, &n);
+	if (ret)
+		return ret;
+	if (n > pr->nph) {
+		struct prom_phase *np = realloc(pr->ph, n * sizeof(*np));
+
+		if (!np) {
+			store_phases_free(ph, n);
+			return -ENOMEM;
+		}
+		memset(np + pr->nph, 0, (n - pr->nph) * sizeof(*np));
+		pr->ph = np;
+		pr->nph = n;
+	}
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct prom_phase *p = &pr->ph[i];
+		struct prom_scan c = {pr, p};
+
+		if (p->id != ph[i].id) {
+			memset(p, 0, sizeof(*p));
+			p->id = ph[i].id;
+			p->next_seq = 1;
+			if (!strcmp(ph[i].kind, "precondition"))
+				p->rounds_max = prom_rounds_max(ph[i].params);
+		}
+		p->seq = ph[i].seq;
+		snprintf(p->kind, sizeof(p->kind), "%s", ph[i].kind);
+		snprintf(p->state, sizeof(p->state), "%s", ph[i].state);
+		p->steady = ph[i].steady;
+		if (p->complete || !strcmp(p->state, "pending") || !strcmp(p->kind, "erase"))
+			continue;
+		ret = store_samples_foreach(prom_db.s, p->id, p->next_seq, STORE_WITH_ABORTED,
+					    prom_scan_sample, &c);
+		if (!ret && prom_state_over(p->state))
+			p->complete = true;
+	}
+	if (!ret && ended)
+		pr->complete = true;
+	store_phases_free(ph, n);
+	return ret;
+}
+
+static struct prom_run *prom_run_of(int64_t id)
+{
+	struct prom_run *pr;
+
+	for (pr = prom_db.runs; pr; pr = pr->next)
+		if (pr->id == id)
+			return pr;
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return NULL;
+	pr->id = id;
+	pr->next = prom_db.runs;
+	prom_db.runs = pr;
+	return pr;
+}
+
+/* Bring every run of @snap up to date with the database; forget the runs
+ * that left the file. */
+static void prom_read_db(struct manager *m, struct prom_snap *snap, size_t n)
+{
+	char err[512], what[768];
+	int ret;
+
+	if (!prom_db.s) {
+		ret = store_open(m->db_path, STORE_RDONLY, &prom_db.s, err, sizeof(err));
+		if (ret) {
+			prom_db.s = NULL;
+			snprintf(what, sizeof(what), "%s", err);
+			prom_db_failed(what);
+			return;
+		}
+	}
+	for (struct prom_run *pr = prom_db.runs; pr; pr = pr->next)
+		pr->listed = false;
+	for (size_t i = 0; i < n; i++) {
+		struct prom_run *pr = prom_run_of(snap[i].id);
+
+		if (!pr) {
+			prom_db_failed("out of memory");
+			continue;
+		}
+		pr->listed = true;
+		ret = prom_refresh(pr, snap[i].ended_ns != 0);
+		if (ret) {
+			snprintf(what, sizeof(what), "reading run %lld: %s", (long long)snap[i].id,
+				 ret == -ENOMEM ? "out of memory" : store_errmsg(prom_db.s));
+			prom_db_failed(what);
+			continue;
+		}
+		if (prom_db.failing)
+			log_msg(LOG_INFO, "Prometheus textfile: the database reads again");
+		prom_db.failing = false;
+		snap[i].pr = pr;
+		if (snap[i].ended_ns)
+			continue;
+		for (size_t k = 0; k < pr->nph; k++)
+			if (pr->ph[k].seq == snap[i].st.phase_seq)
+				snap[i].cur = &pr->ph[k];
+	}
+	for (struct prom_run **pp = &prom_db.runs; *pp;) {
+		struct prom_run *pr = *pp;
+
+		if (pr->listed) {
+			pp = &pr->next;
+			continue;
+		}
+		*pp = pr->next;
+		free(pr->ph);
+		free(pr);
+	}
+}
+
+static void prom_head(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* NAME{run="..",device="..",serial=".." (the caller adds its labels, then
+ * the value) */
+static void prom_open(FILE *f, const char *name, const struct prom_snap *s)
+{
+	fprintf(f, "%s{run=\"%lld\",device=\"", name, (long long)s->id);
+	prom_label(f, s->device);
 	fputs("\",serial=\"", f);
-	prom_label(f, r->serial);
-	fputs("\"}", f);
+	prom_label(f, s->serial);
+	fputc('"', f);
+}
+
+static void prom_phase_labels(FILE *f, int seq, const char *kind)
+{
+	fprintf(f, ",phase=\"%d\",phase_kind=\"", seq);
+	prom_label(f, kind);
+	fputc('"', f);
+}
+
+/* the shortest text that reads back (parse_fmt_double()); the text
+ * format's NaN and Inf where that says null */
+static void prom_value(FILE *f, double v)
+{
+	char buf[PARSE_DOUBLE_BYTES];
+
+	if (isnan(v))
+		fputs("} NaN\n", f);
+	else if (isinf(v))
+		fputs(v > 0 ? "} +Inf\n" : "} -Inf\n", f);
+	else
+		fprintf(f, "} %s\n", parse_fmt_double(buf, sizeof(buf), v));
+}
+
+static void prom_int(FILE *f, long long v)
+{
+	fprintf(f, "} %lld\n", v);
+}
+
+/* A gauge of the current phase's last full sample, per direction. */
+enum prom_stat { PROM_IOPS, PROM_BYTES, PROM_LAT_MEAN, PROM_LAT_MAX };
+
+static void prom_sample_gauge(FILE *f, const struct prom_snap *snap, size_t n, const char *name,
+			      enum prom_stat stat, const char *help)
+{
+	prom_head(f, name, "gauge", help);
+	for (size_t i = 0; i < n; i++) {
+		const struct prom_phase *p = snap[i].cur;
+		double secs;
+
+		if (!p || !p->have_full)
+			continue;
+		/* as sample_metric() computes IOPS and MB/s */
+		secs = (double)(p->full.end_ns - p->full.start_ns) / 1e9;
+		for (int d = 0; d < SAMPLE_NDIRS; d++) {
+			const struct sample_stats *st = &p->full.st[d];
+
+			/* no I/O in a direction has no latency to show */
+			if (stat >= PROM_LAT_MEAN && !st->ios)
+				continue;
+			prom_open(f, name, &snap[i]);
+			prom_phase_labels(f, p->seq, p->kind);
+			fprintf(f, ",direction=\"%s\"", prom_dirs[d]);
+			switch (stat) {
+			case PROM_IOPS:
+				prom_value(f, secs > 0 ? (double)st->ios / secs : 0.0);
+				break;
+			case PROM_BYTES:
+				prom_value(f, secs > 0 ? (double)st->bytes / secs : 0.0);
+				break;
+			case PROM_LAT_MEAN:
+				prom_value(f, st->lat_mean_ns / 1e9);
+				break;
+			case PROM_LAT_MAX:
+				prom_value(f, (double)st->lat_max_ns / 1e9);
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * The latency percentiles as a Prometheus summary: its quantiles are over
+ * a recent window, here the current phase's last full sample (the stored
+ * percentiles, exactly), and its _count and _sum are the phase's I/Os and
+ * their total latency, so rate(_sum) / rate(_count) is the mean latency
+ * over any range.
+ */
+static void prom_latency_summary(FILE *f, const struct prom_snap *snap, size_t n)
+{
+	static const char name[] = "plateau_latency_seconds";
+
+	prom_head(f, name, "summary",
+		  "Latency from before submission to completion: the stored percentiles of the "
+		  "current phase's last full sample (label quantile), and the phase's I/Os "
+		  "(_count) and their total latency (_sum).");
+	for (size_t i = 0; i < n; i++) {
+		const struct prom_phase *p = snap[i].cur;
+
+		if (!p || !p->have_full)
+			continue;
+		for (int d = 0; d < SAMPLE_NDIRS; d++) {
+			if (!p->lat_count[d])
+				continue;
+			for (int q = 0; p->full.st[d].ios && q < SAMPLE_NPCT; q++) {
+				prom_open(f, name, &snap[i]);
+				prom_phase_labels(f, p->seq, p->kind);
+				fprintf(f, ",direction=\"%s\",quantile=\"%s\"", prom_dirs[d],
+					prom_quantiles[q]);
+				prom_value(f, (double)p->full.st[d].lat_pct_ns[q] / 1e9);
+			}
+			prom_open(f, "plateau_latency_seconds_sum", &snap[i]);
+			prom_phase_labels(f, p->seq, p->kind);
+			fprintf(f, ",direction=\"%s\"", prom_dirs[d]);
+			prom_value(f, p->lat_sum_ns[d] / 1e9);
+			prom_open(f, "plateau_latency_seconds_count", &snap[i]);
+			prom_phase_labels(f, p->seq, p->kind);
+			fprintf(f, ",direction=\"%s\"} %llu\n", prom_dirs[d],
+				(unsigned long long)p->lat_count[d]);
+		}
+	}
+}
+
+/* A counter of every run the database could be read for, per direction. */
+static void prom_counter(FILE *f, const struct prom_snap *snap, size_t n, const char *name,
+			 const char *help, size_t off)
+{
+	prom_head(f, name, "counter", help);
+	for (size_t i = 0; i < n; i++) {
+		if (!snap[i].pr)
+			continue;
+		for (int d = SAMPLE_READ; d <= SAMPLE_WRITE; d++) {
+			const uint64_t *v = (const uint64_t *)((const char *)snap[i].pr + off);
+
+			prom_open(f, name, &snap[i]);
+			fprintf(f, ",direction=\"%s\"} %llu\n", prom_dirs[d],
+				(unsigned long long)v[d]);
+		}
+	}
+}
+
+static void prom_write(FILE *f, const struct prom_snap *snap, size_t n)
+{
+	static const char *const states[] = {"queued",	 "erasing", "filling", "preconditioning",
+					     "sweeping", "done",    "failed",  "stopped"};
+
+	prom_head(f, "plateau_run_info", "gauge",
+		  "A run plateaud is carrying out, or ended in the last day (value 1), with its "
+		  "name and the phase it is in.");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "plateau_run_info{run=\"%lld\",name=\"", (long long)snap[i].id);
+		prom_label(f, snap[i].name);
+		fputs("\",device=\"", f);
+		prom_label(f, snap[i].device);
+		fputs("\",serial=\"", f);
+		prom_label(f, snap[i].serial);
+		fputc('"', f);
+		prom_phase_labels(f, snap[i].st.phase_seq, snap[i].st.phase_kind);
+		fputs(",workload=\"", f);
+		prom_label(f, snap[i].st.phase_name);
+		fputs("\"} 1\n", f);
+	}
+	prom_head(f, "plateau_run_state", "gauge",
+		  "The run's state (1 for the current one); a finished run stays 24 h with its "
+		  "final state.");
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof(states) / sizeof(states[0]); k++) {
+			prom_open(f, "plateau_run_state", &snap[i]);
+			fprintf(f, ",state=\"%s\"", states[k]);
+			prom_int(f, !strcmp(snap[i].st.state, states[k]));
+		}
+	prom_head(f, "plateau_run_end_timestamp_seconds", "gauge",
+		  "When a finished run ended (0: running); rules use it to stop alerts on an "
+		  "ended run.");
+	for (size_t i = 0; i < n; i++) {
+		prom_open(f, "plateau_run_end_timestamp_seconds", &snap[i]);
+		prom_value(f, (double)snap[i].ended_ns / 1e9);
+	}
+	prom_head(f, "plateau_phase", "gauge", "The phase number the run is in.");
+	for (size_t i = 0; i < n; i++) {
+		prom_open(f, "plateau_phase", &snap[i]);
+		prom_int(f, snap[i].st.phase_seq);
+	}
+	prom_head(f, "plateau_steady", "gauge", "1 while the drive is in steady state, else 0.");
+	for (size_t i = 0; i < n; i++) {
+		prom_open(f, "plateau_steady", &snap[i]);
+		prom_int(f, snap[i].st.steady);
+	}
+	prom_head(f, "plateau_steady_lost", "gauge",
+		  "1 once steady state was reached and then lost.");
+	for (size_t i = 0; i < n; i++) {
+		prom_open(f, "plateau_steady_lost", &snap[i]);
+		prom_int(f, snap[i].st.steady_lost);
+	}
+	prom_head(f, "plateau_steady_not_reached", "gauge",
+		  "1 when a preconditioning phase ended without reaching steady state (its "
+		  "max_rounds or max_duration ran out), 0 while it runs or once it reached it.");
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; snap[i].pr && k < snap[i].pr->nph; k++) {
+			const struct prom_phase *p = &snap[i].pr->ph[k];
+
+			if (strcmp(p->kind, "precondition") || !strcmp(p->state, "pending") ||
+			    !strcmp(p->state, "skipped"))
+				continue;
+			prom_open(f, "plateau_steady_not_reached", &snap[i]);
+			prom_phase_labels(f, p->seq, p->kind);
+			prom_int(f, !strcmp(p->state, "done") && p->steady == 0);
+		}
+	prom_head(f, "plateau_rounds", "gauge",
+		  "Rounds of the current phase so far (a sweep: load points measured).");
+	for (size_t i = 0; i < n; i++) {
+		if (snap[i].ended_ns || !snap[i].st.phase_seq)
+			continue;
+		prom_open(f, "plateau_rounds", &snap[i]);
+		prom_phase_labels(f, snap[i].st.phase_seq, snap[i].st.phase_kind);
+		prom_int(f, snap[i].st.rounds);
+	}
+	prom_head(f, "plateau_phase_rounds_max", "gauge",
+		  "The current preconditioning phase's max_rounds (absent: no limit).");
+	for (size_t i = 0; i < n; i++) {
+		const struct prom_phase *p = snap[i].cur;
+
+		if (!p || !p->rounds_max)
+			continue;
+		prom_open(f, "plateau_phase_rounds_max", &snap[i]);
+		prom_phase_labels(f, p->seq, p->kind);
+		prom_int(f, p->rounds_max);
+	}
+	prom_sample_gauge(f, snap, n, "plateau_iops", PROM_IOPS,
+			  "I/Os per second in the current phase's last full sample.");
+	prom_sample_gauge(f, snap, n, "plateau_bandwidth_bytes_per_second", PROM_BYTES,
+			  "Bytes per second in the current phase's last full sample.");
+	prom_sample_gauge(f, snap, n, "plateau_latency_mean_seconds", PROM_LAT_MEAN,
+			  "Mean latency in the current phase's last full sample, from before "
+			  "submission to completion (fio's lat, not clat).");
+	prom_sample_gauge(f, snap, n, "plateau_latency_max_seconds", PROM_LAT_MAX,
+			  "Worst latency in the current phase's last full sample.");
+	prom_latency_summary(f, snap, n);
+	prom_counter(f, snap, n, "plateau_ios_total",
+		     "I/Os completed in the run, the sum of its stored samples.",
+		     offsetof(struct prom_run, ios));
+	prom_counter(f, snap, n, "plateau_bytes_total",
+		     "Bytes transferred in the run, the sum of its stored samples.",
+		     offsetof(struct prom_run, bytes));
+	prom_head(f, "plateau_io_errors_total", "counter",
+		  "I/O errors in the run, the sum of its stored samples.");
+	for (size_t i = 0; i < n; i++) {
+		if (!snap[i].pr)
+			continue;
+		prom_open(f, "plateau_io_errors_total", &snap[i]);
+		fprintf(f, "} %llu\n", (unsigned long long)snap[i].pr->errors);
+	}
+	prom_head(f, "plateau_last_sample_timestamp_seconds", "gauge",
+		  "When the run's last stored sample ended (0: none yet).");
+	for (size_t i = 0; i < n; i++) {
+		int64_t t = snap[i].st.last_sample_ns;
+
+		if (snap[i].pr && snap[i].pr->last_end_ns > t)
+			t = snap[i].pr->last_end_ns;
+		prom_open(f, "plateau_last_sample_timestamp_seconds", &snap[i]);
+		prom_value(f, (double)t / 1e9);
+	}
+	prom_head(f, "plateau_sample_interval_seconds", "gauge", "The run's sample interval.");
+	for (size_t i = 0; i < n; i++) {
+		prom_open(f, "plateau_sample_interval_seconds", &snap[i]);
+		prom_value(f, (double)snap[i].interval_ns / 1e9);
+	}
 }
 
 void events_write_prom(struct manager *m)
 {
-	static const char *const states[] = {"queued",	 "erasing", "filling", "preconditioning",
-					     "sweeping", "done",    "failed",  "stopped"};
-	struct drun *all[512];
-	size_t n = 0;
+	struct prom_snap *snap = NULL;
+	size_t n = 0, cap = 0;
 	char tmp[1100];
 	FILE *f;
 	int fd;
@@ -877,11 +1387,33 @@ void events_write_prom(struct manager *m)
 	if (!*m->prom_path)
 		return;
 	pthread_mutex_lock(&m->prom_lock);
+	/* copied, so that the database is read without holding the runs */
 	pthread_mutex_lock(&m->runs_lock);
-	for (struct drun *r = m->runs; r && n < sizeof(all) / sizeof(all[0]); r = r->next)
-		all[n++] = r;
-	for (struct drun *r = m->ended; r && n < sizeof(all) / sizeof(all[0]); r = r->next)
-		all[n++] = r;
+	for (int list = 0; list < 2; list++)
+		for (struct drun *r = list ? m->ended : m->runs; r; r = r->next)
+			cap++;
+	snap = cap ? calloc(cap, sizeof(*snap)) : NULL;
+	for (int list = 0; snap && list < 2; list++)
+		for (struct drun *r = list ? m->ended : m->runs; r; r = r->next) {
+			struct prom_snap *s = &snap[n++];
+
+			s->id = r->id;
+			snprintf(s->name, sizeof(s->name), "%s", r->name);
+			snprintf(s->device, sizeof(s->device), "%s", r->device);
+			snprintf(s->serial, sizeof(s->serial), "%s", r->serial);
+			s->interval_ns = r->interval_ns;
+			s->ended_ns = r->ended_ns;
+			pthread_mutex_lock(&r->lock);
+			s->st = r->st;
+			pthread_mutex_unlock(&r->lock);
+		}
+	pthread_mutex_unlock(&m->runs_lock);
+	if (cap && !snap) {
+		log_msg(LOG_WARNING, "Prometheus textfile: out of memory, not rewritten");
+		pthread_mutex_unlock(&m->prom_lock);
+		return;
+	}
+	prom_read_db(m, snap, n);
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", m->prom_path, (int)getpid());
 	/* never through a symlink or into a file someone left there: the name
 	 * is predictable, and the directory may be writable by others */
@@ -894,92 +1426,11 @@ void events_write_prom(struct manager *m)
 	if (!f) {
 		if (fd >= 0)
 			close(fd);
-		pthread_mutex_unlock(&m->runs_lock);
+		free(snap);
 		pthread_mutex_unlock(&m->prom_lock);
 		return;
 	}
-	fputs("# HELP plateau_run_info A run plateaud is carrying out, or ended in the last day "
-	      "(value 1).\n"
-	      "# TYPE plateau_run_info gauge\n",
-	      f);
-	for (size_t i = 0; i < n; i++) {
-		struct drun *r = all[i];
-
-		pthread_mutex_lock(&r->lock);
-		fprintf(f, "plateau_run_info{run=\"%lld\",name=\"", (long long)r->id);
-		prom_label(f, r->name);
-		fputs("\",device=\"", f);
-		prom_label(f, r->device);
-		fputs("\",serial=\"", f);
-		prom_label(f, r->serial);
-		fputs("\",phase=\"", f);
-		prom_label(f, r->st.phase_kind);
-		fputs("\",workload=\"", f);
-		prom_label(f, r->st.phase_name);
-		fputs("\"} 1\n", f);
-		pthread_mutex_unlock(&r->lock);
-	}
-#define PROM_GAUGE(name, help, expr)                                           \
-	do {                                                                   \
-		fputs("# HELP " name " " help "\n# TYPE " name " gauge\n", f); \
-		for (size_t i = 0; i < n; i++) {                               \
-			struct drun *r = all[i];                               \
-                                                                               \
-			pthread_mutex_lock(&r->lock);                          \
-			fputs(name, f);                                        \
-			prom_labels(f, r);                                     \
-			fprintf(f, " %.15g\n", (double)(expr));                \
-			pthread_mutex_unlock(&r->lock);                        \
-		}                                                              \
-	} while (0)
-	fputs("# HELP plateau_run_state The run's state (1 for the current one); a finished run "
-	      "stays 24 h with its final state.\n"
-	      "# TYPE plateau_run_state gauge\n",
-	      f);
-	for (size_t i = 0; i < n; i++) {
-		struct drun *r = all[i];
-
-		pthread_mutex_lock(&r->lock);
-		for (size_t k = 0; k < sizeof(states) / sizeof(states[0]); k++) {
-			fprintf(f, "plateau_run_state{run=\"%lld\",device=\"", (long long)r->id);
-			prom_label(f, r->device);
-			fputs("\",serial=\"", f);
-			prom_label(f, r->serial);
-			fprintf(f, "\",state=\"%s\"} %d\n", states[k],
-				!strcmp(r->st.state, states[k]));
-		}
-		pthread_mutex_unlock(&r->lock);
-	}
-	PROM_GAUGE("plateau_phase", "The phase number the run is in.", r->st.phase_seq);
-	PROM_GAUGE("plateau_iops", "Reads and writes per second in the last sample.", r->st.iops);
-	PROM_GAUGE("plateau_bandwidth_bytes_per_second", "Bytes per second in the last sample.",
-		   r->st.bw_mbps * 1e6);
-	PROM_GAUGE("plateau_latency_mean_seconds",
-		   "Mean latency in the last sample, from before submission to completion "
-		   "(fio's lat, not clat).",
-		   r->st.lat_us / 1e6);
-	PROM_GAUGE("plateau_latency_p99_seconds",
-		   "99th percentile latency in the last sample, from before submission to "
-		   "completion (fio's lat, not clat).",
-		   r->st.p99_us / 1e6);
-	PROM_GAUGE("plateau_steady", "1 while the drive is in steady state, else 0.",
-		   r->st.steady ? 1 : 0);
-	PROM_GAUGE("plateau_steady_lost", "1 once steady state was reached and then lost.",
-		   r->st.steady_lost ? 1 : 0);
-	PROM_GAUGE("plateau_rounds", "Samples (rounds) of the current phase so far.", r->st.rounds);
-	PROM_GAUGE("plateau_last_sample_timestamp_seconds", "When the last sample ended.",
-		   (double)r->st.last_sample_ns / 1e9);
-	PROM_GAUGE("plateau_sample_interval_seconds", "The run's sample interval.",
-		   (double)r->interval_ns / 1e9);
-	fputs("# HELP plateau_run_end_timestamp_seconds When a finished run ended (0: running).\n"
-	      "# TYPE plateau_run_end_timestamp_seconds gauge\n",
-	      f);
-	for (size_t i = 0; i < n; i++) {
-		fputs("plateau_run_end_timestamp_seconds", f);
-		prom_labels(f, all[i]);
-		fprintf(f, " %.15g\n", (double)all[i]->ended_ns / 1e9);
-	}
-#undef PROM_GAUGE
+	prom_write(f, snap, n);
 	if (fflush(f) || fsync(fileno(f)) || ferror(f)) {
 		fclose(f);
 		(void)unlink(tmp);
@@ -988,6 +1439,6 @@ void events_write_prom(struct manager *m)
 		if (rename(tmp, m->prom_path) < 0)
 			(void)unlink(tmp);
 	}
-	pthread_mutex_unlock(&m->runs_lock);
+	free(snap);
 	pthread_mutex_unlock(&m->prom_lock);
 }
