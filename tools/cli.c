@@ -392,13 +392,13 @@ static int cli_dbs_load(struct cli *cli)
 		return CLI_OK;
 	cli->dbs_ready = true;
 	cli->cur = 0;
-	if (!cli->multi_db || !cli->ndb_args) {
+	if (!cli->multi_db) {
 		r = cli_db_add(cli, cli->db_path, -1);
 		cli->cur = cli->ndb;
 		return r;
 	}
-	for (size_t i = 0; !r && i < cli->ndb_args; i++) {
-		const char *p = cli->db_args[i];
+	for (size_t i = 0; !r && i < (cli->ndb_args ? cli->ndb_args : 1); i++) {
+		const char *p = cli->ndb_args ? cli->db_args[i] : cli->db_path;
 		int fd = open(p, O_RDONLY | O_CLOEXEC);
 		struct stat st;
 
@@ -470,6 +470,19 @@ int cli_store(struct cli *cli, struct store **ret)
 	}
 	*ret = cli->dbs[cli->cur].s;
 	return CLI_OK;
+}
+
+bool cli_db_holds(struct cli *cli, int fd)
+{
+	struct stat st;
+
+	if (cli_dbs_load(cli) || fstat(fd, &st))
+		return false;
+	for (size_t i = 0; i < cli->ndb; i++)
+		if (cli->dbs[i].fd >= 0 && cli->dbs[i].dev == st.st_dev &&
+		    cli->dbs[i].ino == st.st_ino)
+			return true;
+	return false;
 }
 
 void cli_close(struct cli *cli)

@@ -99,6 +99,9 @@ int cli_store(struct cli *cli, struct store **ret);
 int cli_db_count(struct cli *cli, size_t *n);
 /* The @i-th of them, opened read-only (once); prints and returns the exit code */
 int cli_store_at(struct cli *cli, size_t i, struct store **ret);
+/* Is the file open as @fd one of the command's databases (by device and
+ * inode; the reading commands hold a descriptor of each)? */
+bool cli_db_holds(struct cli *cli, int fd);
 /* Close every database (at exit) */
 void cli_close(struct cli *cli);
 /* Parse "RUN" as a run number of plateaud's database (stop, status);

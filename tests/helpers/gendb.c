@@ -21,9 +21,17 @@
  * sample's I/O count, built as that many hist_record() calls would, so
  * store_sample_insert() encodes a small (< 100 byte) blob per sample.
  * Inserts are committed in transactions of 10,000.
+ *
+ * Options, after the path and count (tests of several hosts and of export):
+ *   --host H   the run's host name (default "gendb")
+ *   --sweep    a fourth phase, a sweep of three load points (1x1, 2x4, 4x8)
+ *              with a stored point each and two samples per point with read
+ *              and write histograms; point 2 measured twice, its first two
+ *              samples marked aborted; an event per phase and per point
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +95,72 @@ static void make_hist(struct hist *h, uint64_t ios, double mean_ns)
 	}
 }
 
+/* the sweep phase of --sweep; returns 0 or 1 (failed, said why) */
+static int add_sweep(struct store *s, int64_t run_id, int64_t t0_ns, int64_t *end_ns)
+{
+	static struct hist rd, wr;
+	static const unsigned int load[3][2] = {{1, 1}, {2, 4}, {4, 8}};
+	struct store_phase ph = {.run_id = run_id, .seq = 4, .steady = -1};
+	int64_t t = t0_ns, seq = 0;
+	char msg[128];
+
+	snprintf(ph.kind, sizeof(ph.kind), "sweep");
+	snprintf(ph.name, sizeof(ph.name), "4k-randrw");
+	snprintf(ph.state, sizeof(ph.state), "done");
+	if (store_phase_insert(s, &ph))
+		return 1;
+	for (int p = 0; p < 3; p++) {
+		double iops = 20000.0 * (p + 1);
+		struct store_point pt = {
+			.seq = p + 1, .threads = load[p][0], .iodepth = load[p][1]};
+		struct store_event ev = {.run_id = run_id, .phase_id = ph.id, .kind = "point-done"};
+
+		/* point 2 interrupted once: its first two samples set aside */
+		for (int pass = 0; pass < (p == 1 ? 2 : 1); pass++) {
+			for (int k = 0; k < 2; k++) {
+				struct sample smp = {.seq = ++seq,
+						     .start_ns = t,
+						     .end_ns = t + ROUND_NS,
+						     .point = p + 1};
+				uint64_t ios = (uint64_t)(iops * 60.0) + (uint64_t)k;
+
+				make_hist(&rd, ios * 7 / 10, INFLIGHT / iops * 1e9);
+				make_hist(&wr, ios - ios * 7 / 10, 2 * INFLIGHT / iops * 1e9);
+				sample_summarize(&smp, &rd, ios * 7 / 10 * 4096, &wr,
+						 (ios - ios * 7 / 10) * 4096);
+				smp.hist[0] = &rd;
+				smp.hist[1] = &wr;
+				if (store_sample_insert(s, ph.id, &smp))
+					return 1;
+				t += ROUND_NS;
+			}
+			if (p == 1 && !pass && store_samples_abort_point(s, ph.id, 2) != 2)
+				return 1;
+		}
+		pt.smp = (struct sample){.seq = p + 1, .start_ns = t - 2 * ROUND_NS, .end_ns = t};
+		make_hist(&rd, (uint64_t)(iops * 120.0) * 7 / 10, INFLIGHT / iops * 1e9);
+		make_hist(&wr, (uint64_t)(iops * 120.0) * 3 / 10, 2 * INFLIGHT / iops * 1e9);
+		sample_summarize(&pt.smp, &rd, rd.count * 4096, &wr, wr.count * 4096);
+		pt.smp.hist[0] = &rd;
+		pt.smp.hist[1] = &wr;
+		if (store_point_insert(s, ph.id, &pt))
+			return 1;
+		snprintf(msg, sizeof(msg), "point %d (%ux%u) measured", p + 1, pt.threads,
+			 pt.iodepth);
+		ev.message = msg;
+		ev.time_ns = t;
+		ev.data = "{\"point\":1}";
+		if (store_event_insert(s, &ev))
+			return 1;
+	}
+	ph.started_ns = t0_ns;
+	ph.ended_ns = t;
+	if (store_phase_update(s, &ph))
+		return 1;
+	*end_ns = t;
+	return 0;
+}
+
 static int fail(struct store *s, const char *what)
 {
 	fprintf(stderr, "gendb: %s: %s\n", what, store_errmsg(s));
@@ -108,13 +182,24 @@ int main(int argc, char **argv)
 	static char plan[] = "[run]\ndevice = /dev/nvme0n1\nserial = GENDB-0001\n\n[erase]\n\n"
 			     "[fill]\n\n[precondition]\nprofile = 4k-randwrite\nmax_rounds = 0\n";
 	uint64_t nsamples = 1000000;
+	const char *host = "gendb";
+	int64_t end_ns;
+	bool sweep = false;
 	struct store *s;
 	struct stat st;
 	char err[1024];
 
-	if (argc < 2 || argc > 3 ||
-	    (argc == 3 && parse_uint_range(argv[2], 1, 100000000, &nsamples))) {
-		fprintf(stderr, "usage: gendb PATH [SAMPLES (default 1000000)]\n");
+	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--host") && i + 1 < argc)
+			host = argv[++i];
+		else if (!strcmp(argv[i], "--sweep"))
+			sweep = true;
+		else
+			argc = 0; /* usage */
+	}
+	if (argc < 2 || (argc >= 3 && parse_uint_range(argv[2], 1, 100000000, &nsamples))) {
+		fprintf(stderr, "usage: gendb PATH [SAMPLES (default 1000000) [--host H] "
+				"[--sweep]]\n");
 		return 2;
 	}
 	if (stat(argv[1], &st) == 0) {
@@ -137,7 +222,7 @@ int main(int argc, char **argv)
 	run.drive_id = d.id;
 	snprintf(run.name, sizeof(run.name), "gendb-%llu", (unsigned long long)nsamples);
 	snprintf(run.state, sizeof(run.state), "queued");
-	snprintf(run.host, sizeof(run.host), "gendb");
+	snprintf(run.host, sizeof(run.host), "%s", host);
 	snprintf(run.version, sizeof(run.version), "%s", PLATEAU_VERSION);
 	run.plan = plan;
 	run.created_ns = T0_NS;
@@ -185,11 +270,22 @@ int main(int argc, char **argv)
 	}
 
 	for (int i = 0; i < 3; i++) {
+		struct store_event ev = {.run_id = run.id,
+					 .phase_id = ph[i].id,
+					 .time_ns = ph[i].ended_ns,
+					 .kind = "phase-done",
+					 .message = names[i]};
+
 		ph[i].rounds = i == 2 ? (int64_t)nsamples : 0;
 		if (store_phase_update(s, &ph[i]))
 			return fail(s, "phase update");
+		if (sweep && store_event_insert(s, &ev))
+			return fail(s, "event");
 	}
-	if (store_run_set_state(s, run.id, "done", NULL, ph[2].ended_ns + 1000000000LL))
+	end_ns = ph[2].ended_ns;
+	if (sweep && (store_begin(s) || add_sweep(s, run.id, end_ns, &end_ns) || store_commit(s)))
+		return fail(s, "sweep");
+	if (store_run_set_state(s, run.id, "done", NULL, end_ns + 1000000000LL))
 		return fail(s, "run state");
 	store_close(s);
 	printf("%s: run %lld, phase 3 with %llu samples\n", argv[1], (long long)run.id,
