@@ -877,6 +877,9 @@ struct prom_run {
 	int64_t id;
 	bool listed;   /* in the file being written */
 	bool complete; /* read after the run ended: nothing more comes */
+	bool have_run;
+	char uuid[STORE_UUID_LEN + 1]; /* the run's global id, "": none stored */
+	char host[128];		       /* the host that ran it, as stored */
 	/* every stored sample's, partial and aborted ones too: I/O done */
 	uint64_t ios[2], bytes[2], errors;
 	int64_t last_end_ns;
@@ -990,6 +993,20 @@ static int prom_refresh(struct prom_run *pr, bool ended)
 
 	if (pr->complete)
 		return 0;
+	if (!pr->have_run) {
+		struct store_run run;
+
+		store_run_init(&run);
+		ret = store_run_get(prom_db.s, pr->id, &run);
+		if (!ret) {
+			snprintf(pr->uuid, sizeof(pr->uuid), "%s", run.uuid);
+			snprintf(pr->host, sizeof(pr->host), "%s", run.host);
+			pr->have_run = true;
+		}
+		store_run_clear(&run);
+		if (ret)
+			return ret;
+	}
 	ret = store_phases_list(prom_db.s, pr->id, &ph, &n);
 	if (ret)
 		return ret;
@@ -1255,7 +1272,7 @@ static void prom_write(FILE *f, const struct prom_snap *snap, size_t n)
 
 	prom_head(f, "plateau_run_info", "gauge",
 		  "A run plateaud is carrying out, or ended in the last day (value 1), with its "
-		  "name and the phase it is in.");
+		  "name, the phase it is in, its global id and host.");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "plateau_run_info{run=\"%lld\",name=\"", (long long)snap[i].id);
 		prom_label(f, snap[i].name);
@@ -1267,6 +1284,12 @@ static void prom_write(FILE *f, const struct prom_snap *snap, size_t n)
 		prom_phase_labels(f, snap[i].st.phase_seq, snap[i].st.phase_kind);
 		fputs(",workload=\"", f);
 		prom_label(f, snap[i].st.phase_name);
+		/* with the global id and host: the run in a lab database that
+		 * collected every host's runs (plateau import) */
+		fputs("\",uuid=\"", f);
+		prom_label(f, snap[i].pr ? snap[i].pr->uuid : "");
+		fputs("\",host=\"", f);
+		prom_label(f, snap[i].pr ? snap[i].pr->host : "");
 		fputs("\"} 1\n", f);
 	}
 	prom_head(f, "plateau_run_state", "gauge",

@@ -298,9 +298,12 @@ ok $? "the textfile shows phase 1's rounds" || diag "$(cat "$PROM" "$T/plateaud.
 out=$(promtool check metrics <"$T/snap1.prom" 2>&1)
 ok $? "promtool check metrics: the textfile of a run in progress parses and lints clean" ||
 	diag "$out"
-grep -qFx "plateau_run_info{run=\"1\",name=\"prom-test\",device=\"$IMG\",serial=\"$SERIAL\",phase=\"1\",phase_kind=\"precondition\",workload=\"4k-randwrite\"} 1" \
+UUID=$(sqlite3 "$T/p.db" "SELECT uuid FROM runs WHERE id = 1;")
+like "$UUID" '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$' "the run's stored global id"
+grep -qFx "plateau_run_info{run=\"1\",name=\"prom-test\",device=\"$IMG\",serial=\"$SERIAL\",phase=\"1\",phase_kind=\"precondition\",workload=\"4k-randwrite\",uuid=\"$UUID\",host=\"$(hostname)\"} 1" \
 	"$T/snap1.prom"
-ok $? "plateau_run_info: name, phase number and kind, workload"
+ok $? "plateau_run_info: name, phase number and kind, workload, global id, host" ||
+	diag "$(grep plateau_run_info "$T/snap1.prom")"
 grep -qFx "plateau_run_state{$LABELS,state=\"preconditioning\"} 1" "$T/snap1.prom"
 ok $? "plateau_run_state: preconditioning"
 is "$(value plateau_phase "$T/snap1.prom")" 1 "plateau_phase 1"
@@ -338,7 +341,7 @@ ok $? "the textfile shows phase 2's rounds" || diag "$(cat "$PROM")"
 out=$(promtool check metrics <"$T/snap2.prom" 2>&1)
 ok $? "promtool check metrics: the textfile in phase 2" || diag "$out"
 is "$(value plateau_phase "$T/snap2.prom")" 2 "plateau_phase 2"
-grep -q "^plateau_run_info{.*,phase=\"2\",phase_kind=\"precondition\",workload=\"random 4k/100 70% read\"} 1\$" \
+grep -q "^plateau_run_info{.*,phase=\"2\",phase_kind=\"precondition\",workload=\"random 4k/100 70% read\",uuid=\"$UUID\",host=\"[^\"]*\"} 1\$" \
 	"$T/snap2.prom"
 ok $? "plateau_run_info: phase 2 and its workload"
 is "$(grep -c "^plateau_[a-z_]*{$LABELS$P1" "$T/snap2.prom")" 1 \
