@@ -11,14 +11,14 @@ const struct rep_curve_def rep_curves[REP_NCURVES] = {
 
 /* --- JSON --- */
 
-json_object *j_num(double v, int prec)
+/* A number that reads back as the same double (JSON null for NaN, inf). */
+json_object *j_num(double v)
 {
-	char buf[48];
+	char buf[PARSE_DOUBLE_BYTES];
 
 	if (!isfinite(v))
 		return NULL;
-	snprintf(buf, sizeof(buf), "%.*g", prec, v);
-	return json_object_new_double_s(v, buf);
+	return json_object_new_double_s(v, parse_fmt_double(buf, sizeof(buf), v));
 }
 
 const char *j_str(json_object *o, const char *key)
@@ -72,6 +72,239 @@ char *rep_load(char *buf, size_t len, const struct store_phase *p)
 	return buf;
 }
 
+/* --- what a phase runs --- */
+
+/* Append to @buf at *@o, bounded (a text that does not fit is cut). */
+static void rep_ap(char *buf, size_t len, size_t *o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void rep_ap(char *buf, size_t len, size_t *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*o >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *o, len - *o, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*o = *o + (size_t)n < len ? *o + (size_t)n : len - 1;
+}
+
+/* A workload as plan_phase_object() writes it: {name, pattern, read_pct, bssplit}. */
+static bool rep_profile_of(json_object *wl, struct profile *pr)
+{
+	const char *pat = j_str(wl, "pattern"), *bss = j_str(wl, "bssplit");
+	json_object *v;
+
+	memset(pr, 0, sizeof(*pr));
+	if (!pat || !bss || !json_object_object_get_ex(wl, "read_pct", &v))
+		return false;
+	pr->pattern = strcmp(pat, "sequential") ? PROFILE_RANDOM : PROFILE_SEQUENTIAL;
+	pr->read_share = (uint32_t)lround(json_object_get_double(v) * PROFILE_SHARE_SCALE / 100.0);
+	return !profile_parse_bssplit(bss, pr, NULL, 0);
+}
+
+/* "random writes of 4k", "sequential, 70 % reads, of 8k/50:64k/50" */
+static void rep_profile_text(char *buf, size_t len, size_t *o, const struct profile *pr)
+{
+	char bs[256];
+
+	rep_ap(buf, len, o, "%s ", pr->pattern == PROFILE_SEQUENTIAL ? "sequential" : "random");
+	if (pr->read_share == 0)
+		rep_ap(buf, len, o, "writes");
+	else if (pr->read_share >= PROFILE_SHARE_SCALE)
+		rep_ap(buf, len, o, "reads");
+	else
+		rep_ap(buf, len, o, "I/O, %g %% reads,",
+		       pr->read_share * 100.0 / PROFILE_SHARE_SCALE);
+	profile_format_bssplit(pr, bs, sizeof(bs));
+	/* one size: "4k", not "4k/100" */
+	if (pr->nbs == 1 && strchr(bs, '/'))
+		*strchr(bs, '/') = '\0';
+	rep_ap(buf, len, o, " of %s", bs);
+}
+
+void rep_workload(const struct store_phase *p, struct rep_workload *w)
+{
+	json_object *o = rep_params(p), *wl;
+	const char *name = NULL, *rw, *bs;
+	struct profile pr;
+	size_t n = 0;
+	char b[256];
+
+	memset(w, 0, sizeof(*w));
+	memset(&pr, 0, sizeof(pr));
+	if (o && json_object_object_get_ex(o, "workload", &wl) &&
+	    json_object_is_type(wl, json_type_object)) {
+		name = j_str(wl, "name");
+		w->known = rep_profile_of(wl, &pr);
+	} else {
+		/* older runs name a profile, and may say rw= and bs= */
+		name = j_str(o, "profile");
+		w->known = name && !profile_builtin(name, &pr);
+		rw = j_str(o, "rw");
+		bs = json_object_object_get_ex(o, "bs", &wl) &&
+				     json_object_is_type(wl, json_type_string)
+			     ? json_object_get_string(wl)
+			     : NULL;
+		if (rw && !profile_parse_rw(rw, &pr, NULL, 0) && bs &&
+		    !profile_parse_bssplit(bs, &pr, NULL, 0))
+			w->known = true;
+	}
+	if (!name || !*name)
+		name = p->name;
+	if (w->known) {
+		snprintf(w->key, sizeof(w->key), "%d|%u|%s", (int)pr.pattern, pr.read_share,
+			 profile_format_bssplit(&pr, b, sizeof(b)));
+		rep_ap(w->text, sizeof(w->text), &n, "%s: ", name);
+		rep_profile_text(w->text, sizeof(w->text), &n, &pr);
+		w->large = profile_min_bytes(&pr) >= REP_LARGE_BYTES;
+	} else {
+		snprintf(w->key, sizeof(w->key), "name|%s", name);
+		snprintf(w->text, sizeof(w->text), "%s", name);
+	}
+	w->threads = (unsigned int)j_int(o, "threads", 0);
+	w->iodepth = (unsigned int)j_int(o, "iodepth", 0);
+	json_object_put(o);
+}
+
+/* ends_with("deadline_s", "_s") */
+static bool rep_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a > b && !strcmp(s + a - b, suf);
+}
+
+/* One parameter's value for people: durations, sizes, percentages, lists. */
+static void rep_param_value(char *buf, size_t len, size_t *o, const char *key, json_object *v,
+			    bool absolute)
+{
+	char t[64];
+
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		rep_ap(buf, len, o, "none");
+		return;
+	case json_type_boolean:
+		rep_ap(buf, len, o, "%s", json_object_get_boolean(v) ? "yes" : "no");
+		return;
+	case json_type_string:
+		rep_ap(buf, len, o, "%s", json_object_get_string(v));
+		return;
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *e = json_object_array_get_idx(v, i);
+
+			rep_ap(buf, len, o, "%s", i ? (strcmp(key, "points") ? ", " : " ") : "");
+			rep_param_value(buf, len, o, key, e, absolute);
+		}
+		return;
+	case json_type_object:
+		rep_ap(buf, len, o, "%s",
+		       json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+								 JSON_C_TO_STRING_NOSLASHESCAPE));
+		return;
+	default:
+		break;
+	}
+	{
+		double d = json_object_get_double(v);
+
+		if (rep_suffix(key, "_s") && d >= 0 && d < 1e10) {
+			if (d == 0 && strstr(key, "max"))
+				rep_ap(buf, len, o, "none");
+			else
+				rep_ap(buf, len, o, "%s",
+				       parse_fmt_duration(t, sizeof(t),
+							  (uint64_t)llround(d * 1e9)));
+		} else if (rep_suffix(key, "_bytes") && d >= 0) {
+			rep_ap(buf, len, o, "%s", parse_fmt_size(t, sizeof(t), (uint64_t)d));
+		} else if (rep_suffix(key, "_limit") && !absolute) {
+			rep_ap(buf, len, o, "%g %%", d);
+		} else if (json_object_is_type(v, json_type_int)) {
+			rep_ap(buf, len, o, "%lld", (long long)json_object_get_int64(v));
+		} else {
+			rep_ap(buf, len, o, "%g", d);
+		}
+	}
+}
+
+/*
+ * A phase's parameters as text, in the order they were stored: "workload
+ * 4k-randwrite: random writes of 4k; 16 threads x queue depth 16; criterion
+ * snia; window 5; ...".  Unknown keys still appear, as "key value".
+ */
+char *rep_params_text(char *buf, size_t len, const struct store_phase *p)
+{
+	json_object *o = rep_params(p), *v;
+	int t = j_int(o, "threads", 0), q = j_int(o, "iodepth", 0);
+	bool absolute = j_bool(o, "limits_absolute");
+	const char *wname = NULL;
+	size_t n = 0, k = 0;
+
+	buf[0] = '\0';
+	if (!o) {
+		/* not an object: shown as stored */
+		snprintf(buf, len, "%s", p->params ? p->params : "");
+		return buf;
+	}
+	if (json_object_object_get_ex(o, "workload", &v))
+		wname = j_str(v, "name");
+	json_object_object_foreach(o, key, val)
+	{
+		struct profile pr;
+		size_t n0 = n, k0 = k;
+		char label[64];
+
+		if (!strcmp(key, "kind") || !strcmp(key, "iodepth") ||
+		    (!strcmp(key, "threads") && !t) || !strcmp(key, "limits_absolute"))
+			continue;
+		rep_ap(buf, len, &n, "%s", k++ ? "; " : "");
+		if (!strcmp(key, "threads")) {
+			if (q)
+				rep_ap(buf, len, &n, "%d thread%s \xc3\x97 queue depth %d", t,
+				       t == 1 ? "" : "s", q);
+			else
+				rep_ap(buf, len, &n, "%d thread%s", t, t == 1 ? "" : "s");
+			continue;
+		}
+		if ((!strcmp(key, "workload") || !strcmp(key, "load")) &&
+		    json_object_is_type(val, json_type_object) && rep_profile_of(val, &pr)) {
+			const char *name = j_str(val, "name");
+
+			if (!strcmp(key, "load") && name && wname && !strcmp(name, wname)) {
+				/* what ran is what was named: said once */
+				n = n0;
+				buf[n] = '\0';
+				k = k0;
+				continue;
+			}
+			rep_ap(buf, len, &n, "%s %s%s",
+			       !strcmp(key, "load") ? "runs as" : "workload",
+			       name && *name ? name : "", name && *name ? ": " : "");
+			rep_profile_text(buf, len, &n, &pr);
+			continue;
+		}
+		snprintf(label, sizeof(label), "%s", key);
+		if (rep_suffix(label, "_s"))
+			label[strlen(label) - 2] = '\0';
+		else if (rep_suffix(label, "_bytes"))
+			label[strlen(label) - 6] = '\0';
+		for (char *c = label; *c; c++)
+			if (*c == '_')
+				*c = ' ';
+		rep_ap(buf, len, &n, "%s ", label);
+		rep_param_value(buf, len, &n, key, val, absolute);
+	}
+	if (q && !t)
+		rep_ap(buf, len, &n, "%squeue depth %d", k ? "; " : "", q);
+	json_object_put(o);
+	return buf;
+}
+
 /* --- steady state --- */
 
 void rep_steady_free(struct rep_steady *st)
@@ -87,7 +320,8 @@ int rep_judge(struct rep *R, const struct rep_run *rr, size_t i)
 	char err[512];
 	int r;
 
-	r = verdict_judge_phase(R->s, p, NULL, VERDICT_ALL_SERIES, &st->v, err, sizeof(err));
+	(void)R;
+	r = verdict_judge_phase(rr->s, p, NULL, VERDICT_ALL_SERIES, &st->v, err, sizeof(err));
 	if (r == -EDOM) {
 		/* the charts still show the rounds */
 		st->has = true;
@@ -160,19 +394,21 @@ struct rep_ds {
 };
 
 struct rep_curve {
+	const struct rep_curve_def *defs;
+	size_t ndefs;
 	int64_t t0_ns;
 	size_t per_bucket;
 	size_t n, full;
 	size_t steady_round;
 	double steady_t;
 	bool have_steady;
-	struct rep_ds ds[REP_NCURVES];
+	struct rep_ds ds[REP_MAX_CURVES];
 };
 
 static void rep_ds_emit(struct rep_ds *d, double t, double v)
 {
-	json_object_array_add(d->t, j_num(t, 7));
-	json_object_array_add(d->y, j_num(v, 6));
+	json_object_array_add(d->t, j_num(t));
+	json_object_array_add(d->y, j_num(v));
 }
 
 /* Emit a bucket: its minimum and its maximum, in time order. */
@@ -227,8 +463,8 @@ static int rep_curve_sample(void *ctx, const struct sample *smp)
 		c->steady_t = t;
 		c->have_steady = true;
 	}
-	for (size_t k = 0; k < REP_NCURVES; k++) {
-		double v = sample_metric(smp, rep_curves[k].m);
+	for (size_t k = 0; k < c->ndefs; k++) {
+		double v = sample_metric(smp, c->defs[k].m);
 
 		if (isfinite(v))
 			rep_ds_add(&c->ds[k], t, v, c->n, c->per_bucket);
@@ -242,20 +478,20 @@ json_object *rep_series(struct rep *R, size_t ri, size_t pi, size_t *per_bucket)
 	const struct rep_run *rr = &R->runs[ri];
 	const struct store_phase *p = &rr->phases[pi];
 	const struct rep_steady *st = &rr->steady[pi];
-	struct rep_curve c = {.t0_ns = p->started_ns};
+	struct rep_curve c = {.defs = R->curves, .ndefs = R->ncurves, .t0_ns = p->started_ns};
 	int64_t count = rr->nsamples[pi];
 	json_object *o = json_object_new_object();
 
 	c.per_bucket = count > REP_BUCKETS ? ((size_t)count + REP_BUCKETS - 1) / REP_BUCKETS : 1;
 	if (st->judged && st->v.all.steady)
 		c.steady_round = st->v.all.steady_round;
-	for (size_t k = 0; k < REP_NCURVES; k++) {
+	for (size_t k = 0; k < c.ndefs; k++) {
 		c.ds[k].t = json_object_new_array();
 		c.ds[k].y = json_object_new_array();
 	}
-	if (store_samples_foreach(R->s, p->id, 1, 0, rep_curve_sample, &c)) {
-		cli_error(CLI_USAGE, "%s", store_errmsg(R->s));
-		for (size_t k = 0; k < REP_NCURVES; k++) {
+	if (store_samples_foreach(rr->s, p->id, 1, 0, rep_curve_sample, &c)) {
+		cli_error(CLI_USAGE, "%s", store_errmsg(rr->s));
+		for (size_t k = 0; k < c.ndefs; k++) {
 			json_object_put(c.ds[k].t);
 			json_object_put(c.ds[k].y);
 		}
@@ -267,15 +503,110 @@ json_object *rep_series(struct rep *R, size_t ri, size_t pi, size_t *per_bucket)
 	json_object_object_add(o, "name", json_object_new_string(p->name));
 	json_object_object_add(o, "samples", json_object_new_int64((int64_t)c.n));
 	json_object_object_add(o, "per_bucket", json_object_new_int64((int64_t)c.per_bucket));
-	json_object_object_add(o, "steady_t", c.have_steady ? j_num(c.steady_t, 7) : NULL);
-	for (size_t k = 0; k < REP_NCURVES; k++) {
+	json_object_object_add(o, "steady_t", c.have_steady ? j_num(c.steady_t) : NULL);
+	for (size_t k = 0; k < c.ndefs; k++) {
 		json_object *m = json_object_new_object();
 
 		rep_ds_flush(&c.ds[k]);
 		json_object_object_add(m, "t", c.ds[k].t);
 		json_object_object_add(m, "y", c.ds[k].y);
-		json_object_object_add(o, rep_curves[k].key, m);
+		json_object_object_add(o, c.defs[k].key, m);
 	}
 	*per_bucket = c.per_bucket;
 	return o;
+}
+
+/* --- the latency of a window, per direction --- */
+
+struct rep_pct_walk {
+	size_t from, to, full;
+	bool no_hist;
+	struct hist *h[2];
+	/* without histograms: sums over the rounds */
+	double mean_sum[SAMPLE_NDIRS], pct_sum[SAMPLE_NDIRS][SAMPLE_NPCT];
+	size_t rounds[SAMPLE_NDIRS];
+	uint64_t ios[SAMPLE_NDIRS], max_ns[SAMPLE_NDIRS];
+};
+
+static int rep_pct_sample(void *ctx, const struct sample *smp)
+{
+	struct rep_pct_walk *w = ctx;
+
+	/* rounds count full samples, as the verdict does */
+	if (smp->partial)
+		return 0;
+	if (++w->full < w->from || w->full > w->to)
+		return 0;
+	for (int d = 0; d < SAMPLE_NDIRS; d++) {
+		const struct sample_stats *st = &smp->st[d];
+
+		if (!st->ios)
+			continue;
+		w->ios[d] += st->ios;
+		w->rounds[d]++;
+		w->mean_sum[d] += st->lat_mean_ns * (double)st->ios;
+		if (st->lat_max_ns > w->max_ns[d])
+			w->max_ns[d] = st->lat_max_ns;
+		for (int k = 0; k < SAMPLE_NPCT; k++)
+			w->pct_sum[d][k] += (double)st->lat_pct_ns[k];
+		if (d < 2) {
+			if (smp->hist[d])
+				hist_merge(w->h[d], smp->hist[d]);
+			else
+				w->no_hist = true;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The latency of rounds @from..@to of phase @pi: from the rounds' merged
+ * histograms when every round has them (exact percentiles of the window),
+ * else the rounds' stored percentiles averaged.  Returns 0 or an exit code.
+ */
+int rep_window_pcts(const struct rep_run *rr, size_t pi, size_t from, size_t to,
+		    struct rep_pcts *out)
+{
+	struct rep_pct_walk w = {.from = from, .to = to};
+	struct hist *all;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	w.h[0] = malloc(sizeof(struct hist));
+	w.h[1] = malloc(sizeof(struct hist));
+	all = malloc(sizeof(struct hist));
+	if (!w.h[0] || !w.h[1] || !all) {
+		r = cli_error(CLI_USAGE, "out of memory");
+		goto out;
+	}
+	hist_init(w.h[0]);
+	hist_init(w.h[1]);
+	hist_init(all);
+	if (store_samples_foreach(rr->s, rr->phases[pi].id, 1, STORE_WITH_HISTS, rep_pct_sample,
+				  &w)) {
+		r = cli_error(CLI_USAGE, "%s", store_errmsg(rr->s));
+		goto out;
+	}
+	hist_merge(all, w.h[0]);
+	hist_merge(all, w.h[1]);
+	out->from_hist = !w.no_hist;
+	for (int d = 0; d < SAMPLE_NDIRS; d++) {
+		const struct hist *h = d == SAMPLE_ALL ? all : w.h[d];
+
+		out->ios[d] = w.ios[d];
+		if (!w.ios[d])
+			continue;
+		out->mean_us[d] = w.mean_sum[d] / (double)w.ios[d] / 1000.0;
+		out->max_us[d] = (double)w.max_ns[d] / 1000.0;
+		for (int k = 0; k < SAMPLE_NPCT; k++)
+			out->pct_us[d][k] =
+				out->from_hist ? (double)hist_percentile(h, sample_pcts[k]) / 1000.0
+					       : w.pct_sum[d][k] / (double)w.rounds[d] / 1000.0;
+	}
+	r = CLI_OK;
+out:
+	free(w.h[0]);
+	free(w.h[1]);
+	free(all);
+	return r;
 }

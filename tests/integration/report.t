@@ -131,10 +131,17 @@ is "$(jqd "$F" '.windows[0] | [.start, .end, .steady, .average, .slope, .interce
 	'[7,11,true,101000,-1100,110900]' "one: window 7-11, steady, average, fitted line"
 is "$(jqd "$F" '.windows[0].values')" '[105000,100000,101000,99000,100000]' "one: window values"
 is "$(jqd "$F" '.sweeps | length')" 1 "one: 1 sweep"
-is "$(jqd "$F" '.sweeps[0].labels')" '["2x2","4x8","16x16"]' "one: sweep load points"
-is "$(jqd "$F" '.sweeps[0].series[0] | [.iops, .lat, .p99]')" \
-	'[[40000,95000,101000],[90,330,2500],[225,825,6250]]' "one: sweep IOPS, mean and p99"
-is "$(jqd "$F" .charts)" 7 "one: 7 charts (4 over time, 1 window, 2 sweep)"
+is "$(jqd "$F" '[.sweeps[0].series[] | [.threads, .iodepth]]')" '[[2,[2]],[4,[8]],[16,[16]]]' \
+	"one: a sweep line per thread count (2x2 4x8 16x16: three of one point)"
+is "$(jqd "$F" '[.sweeps[0].points[] | [.threads, .iodepth, .iops, .lat, .p99]]')" \
+	'[[2,2,40000,90,225],[4,8,95000,330,825],[16,16,101000,2500,6250]]' \
+	"one: sweep points: IOPS, mean and p99"
+is "$(jqd "$F" '.sweeps[0].points[2] | [.read.ios, .read.p99, .write.ios, .write.mean, .write.p99, .write["p99.99"]]')" \
+	'[0,null,6060000,2500,6250,15000]' "one: the point's latency per direction (no reads: null)"
+is "$(jqd "$F" .charts)" 8 "one: 8 charts (4 over time, 1 window, 3 sweep)"
+is "$(jqd "$F" '.windows[0].latency | [.source, .write.p50, .write.p99, .write["p99.99"], .write.max, .read.ios, .read.p99]')" \
+	'["rounds",198,550,1320,2000,0,null]' \
+	"one: the window's latency per direction (no histograms: the rounds' percentiles averaged)"
 HTML=$(cat "$F")
 has "$HTML" '<title>plateau report: run 1</title>' "one: title"
 has "$HTML" 'steady at round 11' "one: verdict"
@@ -152,8 +159,15 @@ has "$HTML" '<td class="n">29m48s</td>' "one: fill phase duration"
 has "$HTML" '<td class="n">12m00s</td>' "one: precondition phase duration"
 has "$HTML" $'<pre class="plan">[run]\ndevice = /dev/nvme0n1' "one: the plan, preformatted"
 has "$HTML" 'points = 2x2 4x8 16x16' "one: the whole plan"
-has "$HTML" '<td class="n">16x16</td><td class="n">256</td><td class="n">101000</td>' \
-	"one: sweep table row"
+has "$HTML" '<td class="n">3</td><td class="n">16</td><td class="n">16</td><td class="n">256</td><td class="n">101000</td><td class="n">413.70</td><td class="n">—</td>' \
+	"one: sweep points table row (no reads: a dash)"
+has "$HTML" 'IOPS against queue depth, one line per thread count' "one: the sweep chart by queue depth"
+has "$HTML" 'Mean latency against IOPS (demand intensity)' "one: the demand intensity chart"
+has "$HTML" '<tr><td>writes</td><td class="n">30300000</td><td class="n">219.7&#8239;µs</td><td class="n">198.0&#8239;µs</td>' \
+	"one: the window's latency table, per direction"
+has "$HTML" 'profile 4k-randwrite; 16 threads × queue depth 16; criterion snia; window 5; data limit 20 %; slope limit 10 %; max rounds 25; metrics iops' \
+	"one: phase parameters as text"
+unlike "$HTML" '{&quot;profile' "one: no raw JSON parameters"
 has "$HTML" 'steady-reached' "one: events"
 has "$HTML" 'Copyright (c) 2022 Leon Sorokin' "one: uPlot's license inlined"
 has "$HTML" 'Permission is hereby granted, free of charge' "one: with its text"
@@ -167,14 +181,15 @@ F=$T/three.html
 selfcontained three
 is "$(jqd "$F" '[.runs[].id]')" '[1,2,3]' "three: runs 1 2 3"
 is "$(jqd "$F" '[.runs[].color] | unique | length')" 3 "three: a colour each"
-is "$(jqd "$F" '.groups | length')" 1 "three: 1 group: the first precondition phase of each"
-is "$(jqd "$F" '[.groups[0].series[] | [.run, .phase, .samples]]')" '[[0,3,12],[1,1,12],[2,1,3]]' \
-	"three: run 1 phase 3, run 2 phase 1, run 3 phase 1 overlaid"
-is "$(jqd "$F" '[.groups[0].series[] | .iops.y | length]')" '[12,12,3]' "three: points per run"
+is "$(jqd "$F" '.groups | length')" 2 "three: 2 groups: one per workload"
+is "$(jqd "$F" '[.groups[] | [.workload, .loads_differ, [.series[] | [.run, .phase, .samples]]]]')" \
+	'[["4k-randwrite: random writes of 4k",true,[[0,3,12],[2,1,3]]],["8k-7030: random I/O, 70 % reads, of 8k",false,[[1,1,12]]]]' \
+	"three: runs 1 and 3 (4k random writes) overlaid, run 2 (8k 70/30) apart"
+is "$(jqd "$F" '[.groups[].series[] | .iops.y | length]')" '[12,3,12]' "three: points per run"
 is "$(jqd "$F" '[.windows[] | [.run, .start, .end, .steady]]')" '[[0,7,11,true],[1,8,12,false]]' \
 	"three: windows of runs 1 and 2 (run 3 has too few rounds)"
-is "$(jqd "$F" '[.sweeps[].series[].run]')" '[0]' "three: only run 1 has a sweep"
-is "$(jqd "$F" .charts)" 8 "three: 8 charts"
+is "$(jqd "$F" '[.sweeps[].series[].run] | unique')" '[0]' "three: only run 1 has a sweep"
+is "$(jqd "$F" .charts)" 13 "three: 13 charts"
 HTML=$(cat "$F")
 has "$HTML" 'phase 3 4k-randwrite: steady at round 11' "three: run 1 verdict"
 has "$HTML" 'phase 1 8k-7030: NOT steady after 12 rounds (max-rounds cap reached)' \
@@ -238,7 +253,7 @@ F=$T/crit.html
 is "$(jqd "$F" '[.windows[] | [.run, .metric, .unit, .start, .end, .steady]]')" \
 	'[[0,"iops","IOPS",8,12,false],[0,"lat","µs",8,12,false],[1,"iops","IOPS",8,12,false]]' \
 	"crit: a window per judged metric (iops and lat must pass together: never)"
-is "$(jqd "$F" .charts)" 9 "crit: 9 charts"
+is "$(jqd "$F" .charts)" 14 "crit: 14 charts (two workloads: 4 + 4 over time, 3 windows, 3 sweep)"
 HTML=$(cat "$F")
 has "$HTML" '60 exceeds 47 µs (20% of the average): FAIL' "crit: lat data excursion"
 has "$HTML" '6000 exceeds 360 IOPS (1% of the mean): FAIL' "crit: fio-slope limit, 1 % of the mean"
@@ -331,7 +346,7 @@ is "$(jqd "$F" '.groups[0].series[0].iops.y | [max, min]')" '[10000,100]' \
 	"big: the spike and the dip survive"
 is "$(jqd "$F" '[.groups[0].series[0].iops.t[] | select(. == 1234 or . == 2345)]')" '[1234,2345]' \
 	"big: at their own times"
-has "$(cat "$F")" 'Run 4: 4000 samples drawn as at most 3000 points' "big: the page says so"
+has "$(cat "$F")" 'run 4: 4000 samples drawn as at most 3000 points' "big: the page says so"
 has "$(cat "$F")" 'steady at round 5' "big: judged on every sample"
 
 ###########################################################################
@@ -361,10 +376,133 @@ is "$(jqd "$F" '.runs[0].name')" '"</script><script>document.title=\"pwned\"</sc
 is "$(jqd "$F" '.groups[0].series[0].name')" '"<!--"' "evil: and the phase name"
 
 ###########################################################################
+diag "a 4x4 thread x queue depth sweep: a line per thread count (tests/fixtures/report-sweep.sql)"
+
+GRID=$T/grid.db
+cp "$DB" "$GRID"
+sqlite3 -bail "$GRID" <"$PLATEAU_SRC/tests/fixtures/report-sweep.sql" || bail_out "loading report-sweep.sql failed"
+RDB=$GRID report sweep 5
+RDB=
+F=$T/sweep.html
+selfcontained sweep
+is "$(jqd "$F" '.sweeps | length')" 2 "sweep: two sweeps (8k 70/30, 128k sequential reads)"
+is "$(jqd "$F" '[.sweeps[0].series[] | [.run, .threads, .iodepth]]')" \
+	'[[0,1,[1,4,16,32]],[0,2,[1,4,16,32]],[0,4,[1,4,16,32]],[0,8,[1,4,16,32]]]' \
+	"sweep: one series per thread count, over queue depth in order (measured queue depth first)"
+is "$(jqd "$F" '[.sweeps[] | .y]')" '["iops","bw"]' "sweep: IOPS for 8k, MB/s for 128k sequential"
+is "$(jqd "$F" '.sweeps[0].points | length')" 16 "sweep: 16 points in the table data"
+is "$(jqd "$F" '[.sweeps[0].series[3] | .iops[3] < .iops[2], .lat[3] > .lat[2]]')" '[true,true]' \
+	"sweep: 8 threads at QD 32 lose IOPS and gain latency (the demand-intensity hook)"
+is "$(jqd "$F" .charts)" 6 "sweep: 6 charts (3 per sweep)"
+HTML=$(cat "$F")
+has "$HTML" 'IOPS against queue depth, one line per thread count' "sweep: the IOPS chart"
+has "$HTML" 'MB/s against queue depth, one line per thread count' "sweep: MB/s for large transfers"
+has "$HTML" 'Mean latency against IOPS (demand intensity), one line per thread count' "sweep: demand intensity"
+has "$HTML" '<th colspan="3">Read latency</th><th colspan="3">Write latency</th>' "sweep: read and write latency columns"
+has "$HTML" 'workload 8k-7030: random I/O, 70 % reads, of 8k; points 1x1 2x1' "sweep: parameters as text"
+has "$HTML" 'time 1m00s; ramp 5.0s' "sweep: durations as text"
+# Every number of the points is the stored figure converted exactly as
+# sample_metric() does (I/Os / 60 s, bytes / 60 s / 1e6, ns / 1e3), and
+# must read back as that double: jq compares them as doubles.
+sqlite3 -json "$GRID" "SELECT seq, threads, iodepth, a_ios, a_bytes, r_lat_p99_ns, r_lat_p9999_ns,
+	w_lat_p99_ns, w_lat_p9999_ns, a_lat_p99_ns, a_lat_max_ns FROM points WHERE phase_id = 20
+	ORDER BY threads, iodepth" >"$T/points.json"
+data "$F" >"$T/sweep.json"
+is "$(jq -c --slurpfile db "$T/points.json" '[range(16) as $i | .sweeps[0].points[$i] as $p | $db[0][$i] as $r |
+	($p.point == $r.seq and $p.iops == $r.a_ios / 60 and $p.bw == $r.a_bytes / 60 / 1e6 and
+	 $p.p99 == $r.a_lat_p99_ns / 1e3 and $p.lat_max == $r.a_lat_max_ns / 1e3 and
+	 $p.read.p99 == $r.r_lat_p99_ns / 1e3 and $p.read["p99.99"] == $r.r_lat_p9999_ns / 1e3 and
+	 $p.write.p99 == $r.w_lat_p99_ns / 1e3 and $p.write["p99.99"] == $r.w_lat_p9999_ns / 1e3)] | unique' "$T/sweep.json")" \
+	'[true]' "sweep: every point's IOPS, MB/s and latencies read back exactly"
+is "$(jq -c '[.sweeps[0].points[] | .iops | tostring | select(test("^[0-9]+\\.[0-9]{8,}$"))] | length > 8' "$T/sweep.json")" \
+	true "sweep: non-round IOPS keep their digits (not %.6g)"
+
+###########################################################################
+diag "runs are compared by workload and load, and the page says when they differ"
+
+RDB=$GRID report workloads 6 7
+F=$T/workloads.html
+is "$(jqd "$F" '[.groups[] | [.workload, .load, .loads_differ, [.series[].run]]]')" \
+	'[["4k-randwrite: random writes of 4k","2x8",false,[0]],["128k-seqwrite: sequential writes of 128k","4x32",false,[1]]]' \
+	"workloads: 4k random at 2x8 and 128k sequential at 4x32 are not overlaid"
+HTML=$(cat "$F")
+has "$HTML" 'Preconditioning 1: 4k-randwrite: random writes of 4k, 2×8</h2>' "workloads: the heading names workload and load"
+has "$HTML" 'Not compared here: <span class="swatch" style="background:#d55e00"></span><a href="#run-7">run 7</a> seq128k-4x32 ran 128k-seqwrite: sequential writes of 128k (<a href="#precondition-2">Preconditioning 2</a>).' \
+	"workloads: the note says which run is elsewhere, with what"
+RDB=$GRID report loads 6 8
+F=$T/loads.html
+is "$(jqd "$F" '[.groups[] | [.load, .loads_differ, [.series[].run]]]')" '[[null,true,[0,1]]]' \
+	"loads: the same workload at 2x8 and 4x32: one group, marked"
+has "$(cat "$F")" '<span class="differs">— the loads differ: run 6 2×8, run 8 4×32</span></h2>' \
+	"loads: the heading says the loads differ"
+RDB=$GRID report order 8 6 1
+F=$T/order.html
+is "$(jqd "$F" '[.groups[] | [.load, .loads_differ, [.series[] | [.run, .phase]]]]')" '[[null,true,[[0,1],[1,1],[2,3]]]]' \
+	"order: a profile's name (run 1) and its pattern, reads and sizes (runs 6, 8) are one workload; three loads, one group, marked"
+has "$(cat "$F")" '— the loads differ: run 8 4×32, run 6 2×8, run 1 16×16</span>' "order: in the order the runs were named"
+RDB=
+
+###########################################################################
+diag "--metric: latency beyond p99, per direction"
+
+report metric 2 --metric read.p99.9,write.lat --metric p99.99
+F=$T/metric.html
+is "$(jqd "$F" '[.curves[].key]')" '["iops","lat","lat_max","lat_stddev","read.p99.9","write.lat","p99.99"]' \
+	"metric: the default four and the three asked for"
+is "$(jqd "$F" '.groups[0].series[0] | [.["read.p99.9"].y[0], .["write.lat"].y[0], .["p99.99"].y[0]]')" '[960,300,1548]' \
+	"metric: their values (round 1: read p99.9, write mean, p99.99 in us)"
+is "$(jqd "$F" .charts)" 8 "metric: 8 charts (7 over time, 1 window)"
+has "$(cat "$F")" '99.9th percentile latency of reads (read.p99.9)' "metric: the chart's caption"
+# run 2's window is rounds 8-12: reads 2016000 + ... + 1008000, p50 316.8 ... 374.4 us
+is "$(jqd "$F" '.windows[0].latency | [.source, .read.ios, .read.p50, .write.p99, .all.p99]')" \
+	'["rounds",7560000,345.6,1200,1032]' "metric: the window's latency per direction (70/30: both)"
+run --db "$DB" report 2 --metric read.p42 -o "$T/x.html"
+is "$RC" 2 "metric: an unknown metric: exit 2"
+has "$ERR" "--metric 'read.p42': expected one of" "metric: named in the error"
+
+###########################################################################
+diag "three databases from three hosts in one report"
+
+for h in A B C; do
+	l=$(echo $h | tr ABC abc)
+	"$MKDB" "$T/host$h.db" || bail_out "mkdb failed"
+	sqlite3 -bail "$T/host$h.db" <"$PLATEAU_SRC/tests/fixtures/basic.sql" || bail_out "loading basic.sql failed"
+	# each host's runs have their own host name and global ids
+	sqlite3 -bail "$T/host$h.db" "UPDATE runs SET host = 'host$h', uuid = '$l$l$l$l$l$l$l$l' || substr(uuid, 9)" ||
+		bail_out "renaming host $h failed"
+done
+run --db "$T/hostA.db" --db "$T/hostB.db" --db "$T/hostC.db" report hostA:1 hostB:2 hostC:1 -o "$T/threedb.html"
+is "$RC" 0 "threedb: exit 0" || diag "$ERR"
+is "$ERR" "" "threedb: nothing on stderr"
+F=$T/threedb.html
+selfcontained threedb
+is "$(jqd "$F" '[.runs[] | [.ref, .host, .id, .uuid]]')" \
+	'[["hostA:1","hostA",1,"aaaaaaaa-0000-4000-8000-000000000001"],["hostB:2","hostB",2,"bbbbbbbb-0000-4000-8000-000000000002"],["hostC:1","hostC",1,"cccccccc-0000-4000-8000-000000000001"]]' \
+	"threedb: the three runs with their hosts and global ids"
+is "$(jqd "$F" '[.runs[].db]')" "[\"$T/hostA.db\",\"$T/hostB.db\",\"$T/hostC.db\"]" "threedb: each from its database"
+is "$(jqd "$F" '[.groups[] | [.series[].run]]')" '[[0,2],[1]]' \
+	"threedb: hostA:1 and hostC:1 (one workload and load) overlaid, hostB:2 apart"
+HTML=$(cat "$F")
+has "$HTML" '<title>plateau report: hostA:1, hostB:2, hostC:1</title>' "threedb: title"
+has "$HTML" "from 3 databases: $T/hostA.db, $T/hostB.db, $T/hostC.db." "threedb: names the databases"
+for h in A B C; do
+	has "$HTML" "<td>host$h</td>" "threedb: host$h in the tables"
+done
+has "$HTML" '<td class="uuid">bbbbbbbb-0000-4000-8000-000000000002</td>' "threedb: the global id in the summary"
+has "$HTML" '<section class="run" id="run-3-1">' "threedb: hostC:1 has its own section"
+run --db "$T/hostA.db" --db "$T/hostB.db" report hostA:1 hostA:1 -o "$T/x.html"
+is "$RC:$ERR" "2:plateau: run hostA:1 is named twice" "threedb: a run named twice"
+cp "$T/hostA.db" "$T/copyA.db"
+sqlite3 -bail "$T/copyA.db" "UPDATE runs SET host = 'lab'" || bail_out "copyA failed"
+run --db "$T/hostA.db" --db "$T/copyA.db" report hostA:1 lab:1 -o "$T/x.html"
+is "$RC:$ERR" "2:plateau: runs hostA:1 and lab:1 are the same run (global id aaaaaaaa-0000-4000-8000-000000000001): name it once" \
+	"threedb: the same run in two databases (imported) named twice"
+
+###########################################################################
 # The browser
 
 CHROMIUM=${PLATEAU_CHROMIUM-$(command -v chromium || command -v chromium-browser || true)}
-BROWSER_TESTS=48
+BROWSER_TESTS=64
 if [ -z "$CHROMIUM" ]; then
 	if [ "${PLATEAU_BROWSER_REQUIRED:-}" = 1 ]; then
 		fail "chromium is required (PLATEAU_BROWSER_REQUIRED=1): apt-get install -y chromium"
@@ -409,7 +547,7 @@ has "$(console)" '"deliberate error from report.t"' "self-test: console.error is
 has "$(console)" 'undefinedFunctionFromReportT is not defined' "self-test: an exception is caught"
 
 # ... and report.js must say so when a chart fails
-sed 's/data-chart="sweep-iops"/data-chart="bogus"/' "$T/one.html" >"$T/bogus.html"
+sed 's/data-chart="sweep-qd"/data-chart="bogus"/' "$T/one.html" >"$T/bogus.html"
 browser --enable-logging=stderr --v=0 --dump-dom "file://$T/bogus.html"
 has "$(grep -o '<body[^>]*>' "$T/dom")" 'data-charts-state="error"' "self-test: a failed chart is marked"
 is "$(grep -c 'class="[^"]*chart-error' "$T/dom")" 1 "self-test: on its element"
@@ -442,6 +580,8 @@ check three 2400
 check nosweep 2000
 check never 2400
 check evil 2400
+check sweep 2400
+check threedb 3000
 is "$(grep -c '<b id="evil">' "$T/dom")" 0 "evil: no element injected into the DOM"
 
 # print: report.js redraws the charts at the page's width before printing

@@ -22,13 +22,12 @@
 	/* CSS pixels: the width of a chart on paper (A4 or Letter, 12 mm margins) */
 	var PRINT_WIDTH = 680;
 	var DASHES = [[], [10, 4], [3, 3], [12, 4, 3, 4], [6, 6], [2, 6]];
-	/* y axis labels: short, the figure caption says the rest */
-	var METRICS = {
-		iops: { axis: "IOPS", lat: false },
-		lat: { axis: "mean latency", lat: true },
-		lat_max: { axis: "max latency", lat: true },
-		lat_stddev: { axis: "latency std dev", lat: true }
-	};
+	/* the metrics of the charts over time: y axis labels (short, the figure
+	 * caption says the rest) and whether they are latencies */
+	var METRICS = {};
+	(data.curves || []).forEach(function (c) {
+		METRICS[c.key] = { axis: c.axis, lat: c.lat };
+	});
 	var GREY = "#444";
 
 	function mark() {
@@ -284,57 +283,91 @@
 		}, [xs, ys, flat(1), flat(1.1), flat(0.9), flat(1.2), flat(0.8), fit], 280);
 	}
 
-	/* IOPS or latency against the load point (threads x queue depth) */
-	function sweepChart(el, lat) {
-		var sw = data.sweeps[+el.getAttribute("data-sweep")];
-		var n = sw.labels.length, xs = [], d, series = [{ label: "point", value: function (u, v) {
-			return v == null ? "\u2014" : sw.labels[v - 1] || "";
-		} }], unit = "IOPS";
-		var val = function (u, v) {
-			return num(v);
-		};
-		for (var i = 1; i <= n; i++) xs.push(i);
-		d = [xs];
-		if (lat) {
-			var ls = latScale(sw.series.map(function (s) {
-				return s.lat.concat(s.p99);
-			}));
-			unit = ls.unit;
-		}
-		sw.series.forEach(function (s) {
-			var run = runOf(s.run);
-			if (lat) {
-				d.push(scaled(s.lat, ls.div));
-				series.push({ label: run.label + " mean", stroke: run.color, width: 2,
-					      value: val, points: { show: true, size: 7, fill: run.color } });
-				d.push(scaled(s.p99, ls.div));
-				series.push({ label: run.label + " p99", stroke: run.color, width: 2,
-					      dash: [6, 4], value: val, points: { show: true, size: 7 } });
-			} else {
-				d.push(s.iops);
-				series.push({ label: run.label, stroke: run.color, width: 2,
-					      dash: dashOf(s.run), value: val,
-					      points: { show: true, size: 8, fill: run.color } });
-			}
+	/* one line per run and thread count: the run's colour when several runs
+	 * share the chart, else a colour per thread count; a dash per thread count */
+	var TC_COLORS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9",
+		"#555555", "#8c564b"];
+	function sweepStyle(sw, s, i) {
+		var runs = {}, nruns = 0, run = runOf(s.run);
+		sw.series.forEach(function (x) {
+			if (!runs[x.run]) nruns++;
+			runs[x.run] = true;
 		});
+		var tcs = [];
+		sw.series.forEach(function (x) {
+			if (x.run === s.run) tcs.push(x.threads);
+		});
+		var k = tcs.indexOf(s.threads);
+		return {
+			label: (nruns > 1 ? run.label + ", " : "") + s.threads +
+				(s.threads === 1 ? " thread" : " threads"),
+			color: nruns > 1 ? run.color : TC_COLORS[k % TC_COLORS.length],
+			dash: nruns > 1 ? DASHES[k % DASHES.length] : []
+		};
+	}
+
+	/* powers of two (queue depths) between min and max */
+	function pow2Splits(u, axisIdx, min, max) {
+		var out = [];
+		for (var v = 1; v <= max * 1.001; v *= 2) if (v >= min * 0.999) out.push(v);
+		return out.length ? out : [min];
+	}
+
+	/* throughput (IOPS or MB/s) against queue depth, one line per thread count */
+	function sweepQdChart(el) {
+		var sw = data.sweeps[+el.getAttribute("data-sweep")];
+		var y = sw.y, tables = [], series = [{ label: "queue depth" }];
+		sw.series.forEach(function (s, i) {
+			var st = sweepStyle(sw, s, i);
+			tables.push([s.iodepth, s[y]]);
+			series.push({ label: st.label, stroke: st.color, dash: st.dash, width: 2,
+				      spanGaps: true, value: function (u, v) {
+					return num(v);
+				}, points: { show: true, size: 8, fill: st.color } });
+		});
+		var d = tables.length === 1 ? tables[0] : uPlot.join(tables);
 		make(el, {
-			scales: { x: { time: false, range: xRange(0.5, n + 0.5) }, y: { range: fromZero } },
+			scales: { x: { time: false, distr: 3, log: 2 }, y: { range: fromZero } },
 			axes: [
-				{
-					label: "load point (threads \u00d7 queue depth)",
-					splits: intSplits,
-					values: function (u, splits) {
-						return splits.map(function (v) {
-							return sw.labels[v - 1] || "";
-						});
-					}
-				},
-				{ label: (lat ? "latency" : "throughput") + " (" + unit + ")",
-				  values: axisValues, size: 56 }
+				{ label: "queue depth (per thread)", splits: pow2Splits, values: axisValues },
+				{ label: y === "bw" ? "MB/s" : "IOPS", values: axisValues, size: 56 }
 			],
 			series: series,
 			cursor: { drag: DRAG }
-		}, d, 260);
+		}, d, 280);
+	}
+
+	/*
+	 * demand intensity: latency against throughput, one line per thread count
+	 * in the order of queue depth (a line may turn back where more queue
+	 * depth brought less throughput: uPlot's mode 2, each series its own x)
+	 */
+	function sweepDiChart(el) {
+		var sw = data.sweeps[+el.getAttribute("data-sweep")];
+		var key = el.getAttribute("data-lat"), y = sw.y;
+		var ls = latScale(sw.series.map(function (s) {
+			return s[key];
+		}));
+		var d = [null], series = [{}];
+		sw.series.forEach(function (s, i) {
+			var st = sweepStyle(sw, s, i);
+			d.push([s[y], scaled(s[key], ls.div)]);
+			series.push({ label: st.label, stroke: st.color, dash: st.dash, width: 2,
+				      facets: [{ scale: "x", auto: true }, { scale: "y", auto: true }],
+				      points: { show: true, size: 8, fill: st.color } });
+		});
+		make(el, {
+			mode: 2,
+			scales: { x: { time: false, range: fromZero }, y: { range: fromZero } },
+			axes: [
+				{ label: y === "bw" ? "MB/s" : "IOPS", values: axisValues },
+				{ label: (key === "p99" ? "p99" : "mean") + " latency (" + ls.unit + ")",
+				  values: axisValues, size: 56 }
+			],
+			legend: { live: false },
+			series: series,
+			cursor: { drag: { x: false, y: false } }
+		}, d, 280);
 	}
 
 	function build(el) {
@@ -343,10 +376,10 @@
 			return timeChart(el);
 		case "window":
 			return windowChart(el);
-		case "sweep-iops":
-			return sweepChart(el, false);
-		case "sweep-lat":
-			return sweepChart(el, true);
+		case "sweep-qd":
+			return sweepQdChart(el);
+		case "sweep-di":
+			return sweepDiChart(el);
 		default:
 			throw new Error("unknown chart kind " + el.getAttribute("data-chart"));
 		}
