@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <limits.h>
@@ -40,6 +41,7 @@
 #include "events.h"
 #include "guard.h"
 #include "manager.h"
+#include "parse.h"
 #include "plan.h"
 #include "plateaud.h"
 #include "target.h"
@@ -283,48 +285,81 @@ static int get_run_id(struct client *c, json_object *req, bool required, int64_t
 	return 0;
 }
 
+/* a double for scripts (parse_fmt_double()); null when not finite */
+static json_object *json_num(double v)
+{
+	char buf[PARSE_DOUBLE_BYTES];
+
+	if (!isfinite(v))
+		return NULL;
+	return json_object_new_double_s(v, parse_fmt_double(buf, sizeof(buf), v));
+}
+
+/* a duration in ns, null when unknown (negative) */
+static json_object *json_ns(int64_t ns)
+{
+	return ns >= 0 ? json_object_new_int64(ns) : NULL;
+}
+
 static json_object *run_json(struct drun *r)
 {
 	json_object *o = json_object_new_object();
-	char buf[64];
+	struct drun_status st;
+	int64_t elapsed_ns;
 
 	pthread_mutex_lock(&r->lock);
+	st = r->st;
+	pthread_mutex_unlock(&r->lock);
+	drun_status_now(&st, clock_wall_ns(), &elapsed_ns);
 	json_object_object_add(o, "run", json_object_new_int64(r->id));
 	json_object_object_add(o, "name", json_object_new_string(r->name));
-	json_object_object_add(o, "state", json_object_new_string(r->st.state));
+	json_object_object_add(o, "state", json_object_new_string(st.state));
 	json_object_object_add(o, "device", json_object_new_string(r->device));
 	json_object_object_add(o, "serial", json_object_new_string(r->serial));
-	json_object_object_add(o, "phase", json_object_new_int(r->st.phase_seq));
-	json_object_object_add(o, "phase_kind", json_object_new_string(r->st.phase_kind));
-	json_object_object_add(o, "phase_name", json_object_new_string(r->st.phase_name));
-	json_object_object_add(o, "progress",
-			       r->st.progress >= 0 ? json_object_new_double(r->st.progress) : NULL);
-	json_object_object_add(o, "rounds", json_object_new_int64(r->st.rounds));
-	json_object_object_add(o, "window", json_object_new_int((int)r->st.window));
-	json_object_object_add(o, "steady", json_object_new_boolean(r->st.steady));
+	json_object_object_add(o, "phase", json_object_new_int(st.phase_seq));
+	json_object_object_add(o, "phase_kind", json_object_new_string(st.phase_kind));
+	json_object_object_add(o, "phase_name", json_object_new_string(st.phase_name));
+	json_object_object_add(o, "progress", st.progress >= 0 ? json_num(st.progress) : NULL);
+	json_object_object_add(o, "rounds", json_object_new_int64(st.rounds));
+	json_object_object_add(o, "window", json_object_new_int((int)st.window));
+	json_object_object_add(o, "steady", json_object_new_boolean(st.steady));
 	json_object_object_add(o, "steady_round",
-			       r->st.steady ? json_object_new_int64(r->st.steady_round) : NULL);
-	json_object_object_add(o, "steady_lost", json_object_new_boolean(r->st.steady_lost));
-	json_object_object_add(o, "threads", json_object_new_int((int)r->st.threads));
-	json_object_object_add(o, "iodepth", json_object_new_int((int)r->st.iodepth));
-	json_object_object_add(o, "interval_s",
-			       json_object_new_double((double)r->interval_ns / 1e9));
-	if (r->st.last_sample_ns) {
-		json_object_object_add(o, "last_sample_ns",
-				       json_object_new_int64(r->st.last_sample_ns));
-		json_object_object_add(o, "last_round", json_object_new_int64(r->st.last_seq));
-		snprintf(buf, sizeof(buf), "%.1f", r->st.iops);
-		json_object_object_add(o, "iops", json_object_new_double_s(r->st.iops, buf));
-		snprintf(buf, sizeof(buf), "%.2f", r->st.bw_mbps);
-		json_object_object_add(o, "bw_mbps", json_object_new_double_s(r->st.bw_mbps, buf));
-		snprintf(buf, sizeof(buf), "%.1f", r->st.lat_us);
-		json_object_object_add(o, "lat_mean_us",
-				       json_object_new_double_s(r->st.lat_us, buf));
-		snprintf(buf, sizeof(buf), "%.1f", r->st.p99_us);
-		json_object_object_add(o, "lat_p99_us",
-				       json_object_new_double_s(r->st.p99_us, buf));
+			       st.steady ? json_object_new_int64(st.steady_round) : NULL);
+	json_object_object_add(o, "steady_lost", json_object_new_boolean(st.steady_lost));
+	json_object_object_add(o, "threads", json_object_new_int((int)st.threads));
+	json_object_object_add(o, "iodepth", json_object_new_int((int)st.iodepth));
+	json_object_object_add(o, "interval_s", json_num((double)r->interval_ns / 1e9));
+	/* the phase's timing: runner.h, struct runner_status */
+	json_object_object_add(o, "phase_started_ns",
+			       st.phase_started_ns ? json_object_new_int64(st.phase_started_ns)
+						   : NULL);
+	json_object_object_add(o, "elapsed_ns", json_object_new_int64(elapsed_ns));
+	json_object_object_add(o, "rate", json_num(st.rate));
+	json_object_object_add(o, "rate_unit",
+			       *st.rate_unit ? json_object_new_string(st.rate_unit) : NULL);
+	json_object_object_add(o, "eta_ns", json_ns(st.eta_ns));
+	json_object_object_add(o, "eta_max_ns", json_ns(st.eta_max_ns));
+	if (!strcmp(st.phase_kind, "precondition")) {
+		json_object_object_add(o, "rounds_judged", json_object_new_int64(st.rounds_judged));
+		json_object_object_add(o, "max_rounds", json_object_new_int64(st.max_rounds));
+		json_object_object_add(o, "data_excursion", json_num(st.data_excursion));
+		json_object_object_add(o, "data_limit", json_num(st.data_limit));
+		json_object_object_add(o, "slope_excursion", json_num(st.slope_excursion));
+		json_object_object_add(o, "slope_limit", json_num(st.slope_limit));
 	}
-	pthread_mutex_unlock(&r->lock);
+	if (st.npoints) {
+		json_object_object_add(o, "point", json_object_new_int(st.point));
+		json_object_object_add(o, "npoints", json_object_new_int(st.npoints));
+	}
+	if (st.last_sample_ns) {
+		json_object_object_add(o, "last_sample_ns",
+				       json_object_new_int64(st.last_sample_ns));
+		json_object_object_add(o, "last_round", json_object_new_int64(st.last_seq));
+		json_object_object_add(o, "iops", json_num(st.iops));
+		json_object_object_add(o, "bw_mbps", json_num(st.bw_mbps));
+		json_object_object_add(o, "lat_mean_us", json_num(st.lat_us));
+		json_object_object_add(o, "lat_p99_us", json_num(st.p99_us));
+	}
 	return o;
 }
 
@@ -358,6 +393,38 @@ static void do_status(struct client *c, json_object *req)
 	client_reply(c, o);
 }
 
+/*
+ * A stop for a run this daemon is not carrying out: when its database says
+ * the run ended, the refusal says how ("ended": true, its state, when and
+ * why), so that `plateau stop` can tell "already over" from "unknown".
+ */
+static void stop_not_running(struct client *c, int64_t id)
+{
+	struct store_run run = {0};
+	json_object *o;
+	const char *why;
+
+	if (store_run_get(c->m->store, id, &run) || store_run_state_active(run.state)) {
+		store_run_clear(&run);
+		client_error(c, "run %lld is not running in this daemon", (long long)id);
+		return;
+	}
+	why = run.error && *run.error	   ? run.error
+	      : !strcmp(run.state, "done") ? "every phase done"
+					   : run.state;
+	o = json_object_new_object();
+	json_object_object_add(o, "ok", json_object_new_boolean(0));
+	json_object_object_add(o, "ended", json_object_new_boolean(1));
+	json_object_object_add(o, "run", json_object_new_int64(id));
+	json_object_object_add(o, "state", json_object_new_string(run.state));
+	json_object_object_add(o, "ended_ns",
+			       run.ended_ns ? json_object_new_int64(run.ended_ns) : NULL);
+	json_object_object_add(o, "reason", json_object_new_string(why));
+	json_object_object_add(o, "error", json_object_new_string("the run had already ended"));
+	client_reply(c, o);
+	store_run_clear(&run);
+}
+
 static void do_stop(struct client *c, json_object *req)
 {
 	static const char *const allowed[] = {"cmd", "run", NULL};
@@ -373,7 +440,7 @@ static void do_stop(struct client *c, json_object *req)
 		return;
 	r = manager_find_run(c->m, id);
 	if (!r) {
-		client_error(c, "run %lld is not running in this daemon", (long long)id);
+		stop_not_running(c, id);
 		return;
 	}
 	log_msg(LOG_NOTICE, "run %lld: stop requested by uid %u (pid %d)", (long long)id,
@@ -445,6 +512,59 @@ static json_object *identity_json(const struct target_identity *id)
 	json_object_object_add(o, "erase_methods",
 			       json_object_new_string(erase_methods_str(erase_methods_supported(id),
 									buf, sizeof(buf))));
+	return o;
+}
+
+/* the newest complete fill of a drive in the database: its rate */
+struct fill_rate_ctx {
+	struct store *s;
+	double rate_bps;
+};
+
+static int fill_rate_of_run(void *ctx, const struct store_run *run)
+{
+	struct fill_rate_ctx *f = ctx;
+	struct store_phase *ph = NULL;
+	size_t n = 0;
+
+	if (store_phases_list(f->s, run->id, &ph, &n))
+		return 0;
+	/* runs come oldest first: a later fill replaces an earlier one */
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ph[i].kind, "fill") && !strcmp(ph[i].state, "done") &&
+		    ph[i].progress_bytes && ph[i].ended_ns > ph[i].started_ns)
+			f->rate_bps = (double)ph[i].progress_bytes * 1e9 /
+				      (double)(ph[i].ended_ns - ph[i].started_ns);
+	store_phases_free(ph, n);
+	return 0;
+}
+
+/*
+ * What a dry run's estimate knows beyond the plan: the drive's capacity,
+ * and the rate of its newest complete fill in this database (measured; 0
+ * when there is none).  The controller's erase estimate is not known before
+ * an erase starts: the Sanitize Status log gives it then (the status shows
+ * it); Identify data carries none.
+ */
+static json_object *dry_run_estimate(struct client *c, const struct plan *p,
+				     const struct target_identity *id)
+{
+	struct plan_estimate_input in = {.capacity_bytes = id->capacity_bytes,
+					 .erase_ns = PLAN_ESTIMATE_UNKNOWN};
+	struct fill_rate_ctx f = {.s = c->m->store};
+	struct store_run_filter flt = {.serial = id->serial};
+	struct plan_estimate *ph, total;
+	json_object *o;
+
+	if (*id->serial)
+		(void)store_runs_foreach(c->m->store, &flt, fill_rate_of_run, &f);
+	in.fill_rate_bps = f.rate_bps;
+	ph = calloc(p->nphases ? p->nphases : 1, sizeof(*ph));
+	if (!ph)
+		return NULL;
+	plan_estimate(p, &in, ph, &total);
+	o = plan_estimate_object(p, ph, &total);
+	free(ph);
 	return o;
 }
 
@@ -565,6 +685,7 @@ static void do_start(struct client *c, json_object *req)
 			json_object_object_add(o, "namespaces",
 					       json_object_new_string(g.namespaces));
 		json_object_object_add(o, "phases", phases);
+		json_object_object_add(o, "estimate", dry_run_estimate(c, &plan, &id));
 		client_reply(c, o);
 		goto out;
 	}

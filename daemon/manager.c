@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* manager: the runs in progress, their worker threads, status and resume. */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,12 @@ static void drun_status(void *ctx, const struct runner_status *st)
 		r->st.steady_round = 0;
 		r->st.steady_lost = false;
 	}
+	/* the last sample is the phase's own: a new phase has none yet */
+	if (r->st.phase_seq != st->phase_seq) {
+		r->st.last_sample_ns = 0;
+		r->st.last_seq = 0;
+		r->st.iops = r->st.bw_mbps = r->st.lat_us = r->st.p99_us = 0;
+	}
 	snprintf(r->st.state, sizeof(r->st.state), "%s", st->run_state ? st->run_state : "");
 	r->st.phase_seq = st->phase_seq;
 	snprintf(r->st.phase_kind, sizeof(r->st.phase_kind), "%s",
@@ -84,6 +91,21 @@ static void drun_status(void *ctx, const struct runner_status *st)
 	}
 	r->st.threads = st->threads;
 	r->st.iodepth = st->iodepth;
+	r->st.updated_ns = clock_wall_ns();
+	r->st.phase_started_ns = st->phase_started_ns;
+	r->st.rate = st->rate;
+	snprintf(r->st.rate_unit, sizeof(r->st.rate_unit), "%s",
+		 st->rate_unit ? st->rate_unit : "");
+	r->st.eta_ns = st->eta_ns;
+	r->st.eta_max_ns = st->eta_max_ns;
+	r->st.rounds_judged = st->rounds_judged;
+	r->st.max_rounds = st->max_rounds;
+	r->st.data_excursion = st->data_excursion;
+	r->st.data_limit = st->data_limit;
+	r->st.slope_excursion = st->slope_excursion;
+	r->st.slope_limit = st->slope_limit;
+	r->st.point = st->point;
+	r->st.npoints = st->npoints;
 	if (st->sample) {
 		r->st.last_sample_ns = st->sample->end_ns;
 		r->st.last_seq = st->sample->seq;
@@ -100,6 +122,19 @@ static void drun_status(void *ctx, const struct runner_status *st)
 	pthread_mutex_unlock(&r->lock);
 	if (st->sample || changed)
 		events_write_prom(r->m);
+}
+
+void drun_status_now(struct drun_status *st, int64_t now_ns, int64_t *elapsed_ns)
+{
+	int64_t since = st->updated_ns && now_ns > st->updated_ns ? now_ns - st->updated_ns : 0;
+
+	*elapsed_ns = st->phase_started_ns && now_ns > st->phase_started_ns
+			      ? now_ns - st->phase_started_ns
+			      : 0;
+	if (st->eta_ns >= 0)
+		st->eta_ns = st->eta_ns > since ? st->eta_ns - since : 0;
+	if (st->eta_max_ns >= 0)
+		st->eta_max_ns = st->eta_max_ns > since ? st->eta_max_ns - since : 0;
 }
 
 static const struct runner_ops drun_ops = {
@@ -186,6 +221,10 @@ int manager_start_run(struct manager *m, int64_t run_id, struct plan *plan,
 	snprintf(r->serial, sizeof(r->serial), "%s", run.drive.serial);
 	snprintf(r->st.state, sizeof(r->st.state), "%s", run.state);
 	r->st.progress = -1;
+	r->st.rate = NAN;
+	r->st.eta_ns = r->st.eta_max_ns = -1;
+	r->st.data_excursion = r->st.data_limit = NAN;
+	r->st.slope_excursion = r->st.slope_limit = NAN;
 	pthread_mutex_init(&r->lock, NULL);
 	if (plan) {
 		/* the box keeps the start request's plan for the runner */

@@ -36,10 +36,37 @@ struct drun_status {
 	bool steady_lost;
 	int64_t last_sample_ns;
 	int64_t last_seq;
+	/* the current phase's last full sample; all 0 (and last_sample_ns 0)
+	 * until the phase has one: never the previous phase's */
 	double iops, bw_mbps, lat_us, p99_us;
 	unsigned int threads, iodepth;
 	char error[512];
+	/*
+	 * Rate, progress and ETA, as the runner last reported them
+	 * (runner.h, struct runner_status, same names and meaning) at
+	 * @updated_ns (CLOCK_REALTIME): a reader subtracts the time since
+	 * from @eta_ns and @eta_max_ns (drun_status_now()).
+	 */
+	int64_t updated_ns;
+	int64_t phase_started_ns;
+	double rate;		    /* NaN unknown */
+	char rate_unit[8];	    /* "MB/s", "IOPS" or "" */
+	int64_t eta_ns, eta_max_ns; /* -1 unknown */
+	int64_t rounds_judged, max_rounds;
+	double data_excursion, data_limit; /* NaN: no window judged */
+	double slope_excursion, slope_limit;
+	int point, npoints;
 };
+
+/*
+ * drun_status_now() - a run's status as of @now_ns
+ * @st: the status (a copy taken under the run's lock)
+ * @now_ns: CLOCK_REALTIME
+ * @elapsed_ns: the phase's elapsed time at @now_ns, 0 unknown
+ *
+ * The ETAs of @st counted down to @now_ns (never below 0; -1 stays).
+ */
+void drun_status_now(struct drun_status *st, int64_t now_ns, int64_t *elapsed_ns);
 
 struct drun {
 	struct manager *m;

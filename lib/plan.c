@@ -2,6 +2,7 @@
 /* plan: job files (see plan.h and plateau.plan(5)). */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,8 +262,25 @@ static int plan_fill_key(struct plan_ctx *c, const char *key, const char *v)
 		ph->bs_bytes = (uint32_t)bs;
 		return 0;
 	}
+	if (!strcmp(key, "expected_rate")) {
+		char num[64];
+		size_t n = strlen(v);
+
+		/* "500m" or "500m/s": a size per second, for the estimate */
+		if (n > 2 && !strcmp(v + n - 2, "/s"))
+			n -= 2;
+		if (n >= sizeof(num))
+			return plan_bad(c, key, "a size per second ('500m/s', '2g')", v);
+		memcpy(num, v, n);
+		num[n] = '\0';
+		if (parse_size(num, &ph->expected_rate_bps) || !ph->expected_rate_bps)
+			return plan_bad(c, key, "a size per second ('500m/s', '2g')", v);
+		return 0;
+	}
 	return plan_fail(c, c->line,
-			 "[fill] unknown field '%s' (expected passes, bs, iodepth, threads)", key);
+			 "[fill] unknown field '%s' (expected passes, bs, iodepth, threads, "
+			 "expected_rate)",
+			 key);
 }
 
 /* --- [precondition] and [sweep] --- */
@@ -821,6 +839,25 @@ bool plan_writes(const struct plan *p)
 	return false;
 }
 
+/* a double that reads back (parse_fmt_double()), null when not finite */
+static json_object *plan_json_double(double v)
+{
+	char buf[PARSE_DOUBLE_BYTES];
+
+	if (!isfinite(v))
+		return NULL;
+	return json_object_new_double_s(v, parse_fmt_double(buf, sizeof(buf), v));
+}
+
+/* seconds, exact: an integer when whole ("deadline = 90s" is 90), else the
+ * double that reads back ("1.5s" is 1.5) */
+static json_object *plan_json_seconds(uint64_t ns)
+{
+	if (ns % 1000000000ULL == 0)
+		return json_object_new_int64((int64_t)(ns / 1000000000ULL));
+	return plan_json_double((double)ns / 1e9);
+}
+
 static void plan_json_profile(json_object *o, const char *key, const struct profile *pr)
 {
 	json_object *j = json_object_new_object();
@@ -830,9 +867,8 @@ static void plan_json_profile(json_object *o, const char *key, const struct prof
 	json_object_object_add(
 		j, "pattern",
 		json_object_new_string(pr->pattern == PROFILE_RANDOM ? "random" : "sequential"));
-	json_object_object_add(
-		j, "read_pct",
-		json_object_new_double(pr->read_share * 100.0 / PROFILE_SHARE_SCALE));
+	json_object_object_add(j, "read_pct",
+			       plan_json_double(pr->read_share * 100.0 / PROFILE_SHARE_SCALE));
 	json_object_object_add(j, "bssplit",
 			       json_object_new_string(profile_format_bssplit(pr, bs, sizeof(bs))));
 	json_object_object_add(o, key, j);
@@ -865,15 +901,17 @@ json_object *plan_phase_object(const struct plan *p, const struct plan_phase *ph
 		json_object_object_add(o, "method",
 				       json_object_new_string(erase_method_name(ph->erase_method)));
 		json_object_object_add(o, "verify", json_object_new_boolean(ph->verify));
-		json_object_object_add(
-			o, "deadline_s",
-			json_object_new_int64((int64_t)(ph->deadline_ns / 1000000000ULL)));
+		json_object_object_add(o, "deadline_s", plan_json_seconds(ph->deadline_ns));
 		break;
 	case PLAN_FILL:
 		json_object_object_add(o, "passes", json_object_new_int((int)ph->passes));
 		json_object_object_add(o, "bs_bytes", json_object_new_int64(ph->bs_bytes));
 		json_object_object_add(o, "threads", json_object_new_int((int)ph->threads));
 		json_object_object_add(o, "iodepth", json_object_new_int((int)ph->iodepth));
+		if (ph->expected_rate_bps)
+			json_object_object_add(
+				o, "expected_rate_bps",
+				json_object_new_int64((int64_t)ph->expected_rate_bps));
 		break;
 	case PLAN_PRECONDITION: {
 		struct verdict_params vp;
@@ -884,9 +922,7 @@ json_object *plan_phase_object(const struct plan *p, const struct plan_phase *ph
 		json_object_object_add(o, "iodepth", json_object_new_int((int)ph->iodepth));
 		plan_phase_verdict(ph, &vp);
 		verdict_params_json(o, &vp);
-		json_object_object_add(
-			o, "max_duration_s",
-			json_object_new_int64((int64_t)(ph->max_duration_ns / 1000000000ULL)));
+		json_object_object_add(o, "max_duration_s", plan_json_seconds(ph->max_duration_ns));
 		json_object_object_add(
 			o, "after_steady",
 			json_object_new_string(ph->continue_after_steady ? "continue" : "stop"));
@@ -903,12 +939,8 @@ json_object *plan_phase_object(const struct plan *p, const struct plan_phase *ph
 			json_object_array_add(pts, json_object_new_string(buf));
 		}
 		json_object_object_add(o, "points", pts);
-		snprintf(buf, sizeof(buf), "%g", (double)ph->point_ns / 1e9);
-		json_object_object_add(o, "time_s",
-				       json_object_new_double_s((double)ph->point_ns / 1e9, buf));
-		snprintf(buf, sizeof(buf), "%g", (double)ph->ramp_ns / 1e9);
-		json_object_object_add(o, "ramp_s",
-				       json_object_new_double_s((double)ph->ramp_ns / 1e9, buf));
+		json_object_object_add(o, "time_s", plan_json_seconds(ph->point_ns));
+		json_object_object_add(o, "ramp_s", plan_json_seconds(ph->ramp_ns));
 		break;
 	}
 	}
@@ -926,4 +958,301 @@ char *plan_phase_json(const struct plan *p, const struct plan_phase *ph)
 							       JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	return ret;
+}
+
+/* --- the duration estimate --- */
+
+static const char *const plan_basis_names[] = {
+	[PLAN_EST_NONE] = "nothing",
+	[PLAN_EST_CONTROLLER] = "controller",
+	[PLAN_EST_DEADLINE] = "deadline",
+	[PLAN_EST_UNKNOWN] = "unknown",
+	[PLAN_EST_FILL_MEASURED] = "measured-rate",
+	[PLAN_EST_FILL_PLAN] = "expected-rate",
+	[PLAN_EST_ROUNDS] = "rounds",
+	[PLAN_EST_EXACT] = "exact",
+};
+
+const char *plan_estimate_basis_name(enum plan_estimate_basis b)
+{
+	return (unsigned int)b < sizeof(plan_basis_names) / sizeof(plan_basis_names[0])
+		       ? plan_basis_names[b]
+		       : "?";
+}
+
+/* a * b ns, PLAN_ESTIMATE_UNKNOWN when it does not fit */
+static int64_t plan_mul_ns(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	if (__builtin_mul_overflow(a, b, &r) || r > (uint64_t)INT64_MAX)
+		return PLAN_ESTIMATE_UNKNOWN;
+	return (int64_t)r;
+}
+
+/* the bytes a fill writes: its footprint times its passes; 0 unknown */
+static uint64_t plan_fill_bytes(const struct plan *p, const struct plan_phase *ph,
+				uint64_t capacity)
+{
+	uint64_t size = 0, r;
+
+	if (p->footprint_bytes && !(p->footprint_pct > 0))
+		size = p->footprint_bytes;
+	else if (capacity > p->offset_bytes && p->footprint_pct > 0)
+		size = (uint64_t)((double)(capacity - p->offset_bytes) * p->footprint_pct / 100.0);
+	else if (capacity > p->offset_bytes)
+		size = capacity - p->offset_bytes;
+	if (__builtin_mul_overflow(size, (uint64_t)ph->passes, &r))
+		return 0;
+	return r;
+}
+
+static void plan_estimate_phase(const struct plan *p, const struct plan_phase *ph,
+				const struct plan_estimate_input *in, struct plan_estimate *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->min_ns = e->max_ns = PLAN_ESTIMATE_UNKNOWN;
+	switch (ph->kind) {
+	case PLAN_ERASE:
+		if (ph->erase_method == ERASE_NONE) {
+			e->basis = PLAN_EST_NONE;
+			e->min_ns = e->max_ns = 0;
+		} else if (in->erase_ns >= 0) {
+			e->basis = PLAN_EST_CONTROLLER;
+			e->min_ns = e->max_ns = in->erase_ns;
+		} else if (ph->deadline_ns && ph->deadline_ns <= (uint64_t)INT64_MAX) {
+			/* the erase fails at its deadline: a bound, not an estimate */
+			e->basis = PLAN_EST_DEADLINE;
+			e->max_ns = (int64_t)ph->deadline_ns;
+		} else {
+			e->basis = PLAN_EST_UNKNOWN;
+		}
+		break;
+	case PLAN_FILL:
+		e->bytes = plan_fill_bytes(p, ph, in->capacity_bytes);
+		if (in->fill_rate_bps > 0) {
+			e->basis = PLAN_EST_FILL_MEASURED;
+			e->rate_bps = in->fill_rate_bps;
+		} else if (ph->expected_rate_bps) {
+			e->basis = PLAN_EST_FILL_PLAN;
+			e->rate_bps = (double)ph->expected_rate_bps;
+		} else {
+			e->basis = PLAN_EST_UNKNOWN;
+		}
+		if (e->bytes && e->rate_bps > 0) {
+			double ns = (double)e->bytes / e->rate_bps * 1e9;
+
+			if (ns < 9e18)
+				e->min_ns = e->max_ns = (int64_t)ns;
+		}
+		break;
+	case PLAN_PRECONDITION: {
+		uint64_t max_rounds = ph->steady.max_rounds;
+
+		e->basis = PLAN_EST_ROUNDS;
+		if (max_rounds)
+			e->max_ns = plan_mul_ns(max_rounds, p->interval_ns);
+		if (ph->max_duration_ns && ph->max_duration_ns <= (uint64_t)INT64_MAX &&
+		    (e->max_ns < 0 || (uint64_t)e->max_ns > ph->max_duration_ns))
+			e->max_ns = (int64_t)ph->max_duration_ns;
+		e->max_rounds = max_rounds;
+		/* it can stop once a first window passes; else it runs to its limit */
+		if (ph->steady_enabled && !ph->continue_after_steady) {
+			e->min_rounds = ph->steady.window;
+			e->min_ns = plan_mul_ns(ph->steady.window, p->interval_ns);
+			if (e->max_ns >= 0 && e->min_ns > e->max_ns)
+				e->min_ns = e->max_ns;
+		} else {
+			e->min_rounds = max_rounds;
+			e->min_ns = e->max_ns;
+		}
+		break;
+	}
+	case PLAN_SWEEP: {
+		uint64_t per;
+
+		e->basis = PLAN_EST_EXACT;
+		if (!__builtin_add_overflow(ph->ramp_ns, ph->point_ns, &per))
+			e->min_ns = e->max_ns = plan_mul_ns(per, ph->npoints);
+		break;
+	}
+	}
+}
+
+/* a + b, unknown when either is or the sum does not fit */
+static int64_t plan_add_ns(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (a < 0 || b < 0 || __builtin_add_overflow(a, b, &r))
+		return PLAN_ESTIMATE_UNKNOWN;
+	return r;
+}
+
+void plan_estimate(const struct plan *p, const struct plan_estimate_input *in,
+		   struct plan_estimate *phases, struct plan_estimate *total)
+{
+	struct plan_estimate_input none = {.erase_ns = PLAN_ESTIMATE_UNKNOWN};
+
+	if (!in)
+		in = &none;
+	memset(total, 0, sizeof(*total));
+	total->basis = PLAN_EST_EXACT;
+	for (size_t i = 0; i < p->nphases; i++) {
+		struct plan_estimate *e = &phases[i];
+
+		plan_estimate_phase(p, &p->phases[i], in, e);
+		/* an unknown least is at least 0: the sum of the known ones
+		 * still bounds the run from below */
+		if (e->min_ns >= 0 && total->min_ns >= 0)
+			total->min_ns = plan_add_ns(total->min_ns, e->min_ns);
+		total->max_ns = plan_add_ns(total->max_ns, e->max_ns);
+		if (e->min_ns != e->max_ns || e->min_ns < 0)
+			total->basis = PLAN_EST_ROUNDS;
+	}
+}
+
+static json_object *plan_json_est_s(int64_t ns)
+{
+	return ns >= 0 ? plan_json_seconds((uint64_t)ns) : NULL;
+}
+
+json_object *plan_estimate_object(const struct plan *p, const struct plan_estimate *phases,
+				  const struct plan_estimate *total)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	json_object_object_add(o, "min_s", plan_json_est_s(total->min_ns));
+	json_object_object_add(o, "max_s", plan_json_est_s(total->max_ns));
+	for (size_t i = 0; i < p->nphases; i++) {
+		const struct plan_estimate *e = &phases[i];
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "phase", json_object_new_int((int)i + 1));
+		json_object_object_add(j, "kind",
+				       json_object_new_string(plan_kind_name(p->phases[i].kind)));
+		json_object_object_add(j, "min_s", plan_json_est_s(e->min_ns));
+		json_object_object_add(j, "max_s", plan_json_est_s(e->max_ns));
+		json_object_object_add(j, "basis",
+				       json_object_new_string(plan_estimate_basis_name(e->basis)));
+		if (p->phases[i].kind == PLAN_FILL) {
+			json_object_object_add(j, "bytes",
+					       e->bytes ? json_object_new_int64((int64_t)e->bytes)
+							: NULL);
+			json_object_object_add(j, "rate_bps",
+					       e->rate_bps > 0 ? plan_json_double(e->rate_bps)
+							       : NULL);
+		}
+		if (p->phases[i].kind == PLAN_PRECONDITION) {
+			json_object_object_add(j, "min_rounds",
+					       json_object_new_int64((int64_t)e->min_rounds));
+			json_object_object_add(j, "max_rounds",
+					       json_object_new_int64((int64_t)e->max_rounds));
+		}
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(o, "phases", a);
+	return o;
+}
+
+/* --- a phase for people --- */
+
+/* append to @buf (cut to @len) */
+static void plan_cat(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void plan_cat(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+static void plan_cat_profile(char *buf, size_t len, const struct profile *pr)
+{
+	char bs[256];
+
+	plan_cat(buf, len, "%s (%s, %.15g%% reads, %s)", pr->name,
+		 pr->pattern == PROFILE_RANDOM ? "random" : "sequential",
+		 pr->read_share * 100.0 / PROFILE_SHARE_SCALE,
+		 profile_format_bssplit(pr, bs, sizeof(bs)));
+}
+
+static void plan_cat_duration(char *buf, size_t len, const char *what, uint64_t ns)
+{
+	char d[64];
+
+	plan_cat(buf, len, "%s %s", what, ns ? parse_fmt_duration(d, sizeof(d), ns) : "none");
+}
+
+char *plan_phase_describe(const struct plan *p, const struct plan_phase *ph, char *buf, size_t len)
+{
+	char sz[64];
+
+	(void)p;
+	if (!len)
+		return buf;
+	*buf = '\0';
+	switch (ph->kind) {
+	case PLAN_ERASE:
+		plan_cat(buf, len, "method %s, verify %s, ", erase_method_name(ph->erase_method),
+			 ph->verify ? "yes" : "no");
+		plan_cat_duration(buf, len, "deadline", ph->deadline_ns);
+		break;
+	case PLAN_FILL:
+		plan_cat(buf, len, "%u pass%s of %s writes, %u x %u (threads x iodepth)",
+			 ph->passes, ph->passes == 1 ? "" : "es",
+			 parse_fmt_size(sz, sizeof(sz), ph->bs_bytes), ph->threads, ph->iodepth);
+		if (ph->expected_rate_bps)
+			plan_cat(buf, len, ", expected rate %s/s",
+				 parse_fmt_size(sz, sizeof(sz), ph->expected_rate_bps));
+		break;
+	case PLAN_PRECONDITION:
+		plan_cat_profile(buf, len, &ph->workload);
+		if (memcmp(&ph->load, &ph->workload, sizeof(ph->load))) {
+			plan_cat(buf, len, ", runs ");
+			plan_cat_profile(buf, len, &ph->load);
+		}
+		plan_cat(buf, len, ", %u x %u (threads x iodepth), ", ph->threads, ph->iodepth);
+		if (ph->steady_enabled) {
+			const char *unit = ph->steady.limits_absolute ? "" : "%";
+
+			plan_cat(buf, len, "steady %s: window %u",
+				 steady_criterion_name(ph->steady.criterion), ph->steady.window);
+			if (ph->steady.criterion != STEADY_FIO_SLOPE)
+				plan_cat(buf, len, ", data_limit %.15g%s", ph->steady.data_limit,
+					 unit);
+			if (ph->steady.criterion != STEADY_FIO_DEV)
+				plan_cat(buf, len, ", slope_limit %.15g%s", ph->steady.slope_limit,
+					 unit);
+		} else {
+			plan_cat(buf, len, "steady none");
+		}
+		plan_cat(buf, len, ", max_rounds %u, ", ph->steady.max_rounds);
+		plan_cat_duration(buf, len, "max_duration", ph->max_duration_ns);
+		plan_cat(buf, len, ", metrics");
+		for (size_t k = 0; k < ph->nmetrics; k++)
+			plan_cat(buf, len, "%s%s", k ? "," : " ",
+				 sample_metric_name((enum sample_metric)ph->metrics[k]));
+		plan_cat(buf, len, ", after steady %s",
+			 ph->continue_after_steady ? "continue" : "stop");
+		break;
+	case PLAN_SWEEP:
+		plan_cat_profile(buf, len, &ph->load);
+		plan_cat(buf, len, ", points");
+		for (size_t k = 0; k < ph->npoints; k++)
+			plan_cat(buf, len, " %ux%u", ph->points[k].threads, ph->points[k].iodepth);
+		plan_cat(buf, len, ", ");
+		plan_cat_duration(buf, len, "ramp", ph->ramp_ns);
+		plan_cat(buf, len, ", ");
+		plan_cat_duration(buf, len, "time", ph->point_ns);
+		plan_cat(buf, len, " per point");
+		break;
+	}
+	return buf;
 }

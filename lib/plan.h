@@ -17,7 +17,7 @@
  *   [run]           device, serial | eui64 | nguid | wwn, name, interval,
  *                   footprint, offset, database, hook, seed, io_timeout
  *   [erase]         method, verify, deadline
- *   [fill]          passes, bs, iodepth, threads
+ *   [fill]          passes, bs, iodepth, threads, expected_rate
  *   [precondition]  profile | rw + rwmix + bssplit, threads, iodepth,
  *                   steady (criterion or none), window, data_limit,
  *                   slope_limit, limits_absolute, metrics, max_rounds,
@@ -68,6 +68,7 @@ struct plan_phase {
 	/* fill */
 	unsigned int passes;
 	uint32_t bs_bytes;
+	uint64_t expected_rate_bps; /* for the duration estimate only; 0: not given */
 	/* precondition, sweep: the workload as named, and what runs */
 	struct profile workload;
 	struct profile load; /* precondition: the write variant of a read workload */
@@ -184,5 +185,112 @@ char *plan_phase_json(const struct plan *p, const struct plan_phase *ph);
  */
 struct json_object;
 struct json_object *plan_phase_object(const struct plan *p, const struct plan_phase *ph);
+
+/* plan_estimate(): a duration it cannot tell */
+#define PLAN_ESTIMATE_UNKNOWN (-1)
+
+/**
+ * struct plan_estimate_input - what a duration estimate knows beyond the plan
+ * @capacity_bytes: the target's size; 0 unknown (plateau check reads no drive)
+ * @erase_ns: the controller's estimate for the erase that would run (the
+ *            Sanitize Status log's ETCE / ETBE), PLAN_ESTIMATE_UNKNOWN when it
+ *            gives none or the method has none
+ * @fill_rate_bps: the drive's sequential write rate, bytes per second,
+ *                 measured; 0 unknown: a [fill] expected_rate is used then
+ */
+struct plan_estimate_input {
+	uint64_t capacity_bytes;
+	int64_t erase_ns;
+	double fill_rate_bps;
+};
+
+/* how a phase's estimate was reckoned */
+enum plan_estimate_basis {
+	PLAN_EST_NONE,		/* erase method none: nothing to do */
+	PLAN_EST_CONTROLLER,	/* erase: the controller's estimate */
+	PLAN_EST_DEADLINE,	/* erase: no estimate; its deadline bounds it */
+	PLAN_EST_UNKNOWN,	/* erase without deadline; fill without size or rate */
+	PLAN_EST_FILL_MEASURED, /* fill: size / the measured rate */
+	PLAN_EST_FILL_PLAN,	/* fill: size / the plan's expected_rate */
+	PLAN_EST_ROUNDS,	/* precondition: rounds x interval */
+	PLAN_EST_EXACT,		/* sweep: points x (ramp + time) */
+};
+
+/**
+ * struct plan_estimate - how long a phase, or a whole plan, takes
+ * @min_ns: at least this (PLAN_ESTIMATE_UNKNOWN: not known)
+ * @max_ns: at most this (PLAN_ESTIMATE_UNKNOWN: not known, or no bound)
+ * @basis: how (a phase only)
+ * @bytes: fill: what it writes, 0 unknown
+ * @rate_bps: fill: the rate reckoned with, 0 unknown
+ * @min_rounds, @max_rounds: precondition: the rounds bounding it (0: none)
+ */
+struct plan_estimate {
+	int64_t min_ns;
+	int64_t max_ns;
+	enum plan_estimate_basis basis;
+	uint64_t bytes;
+	double rate_bps;
+	uint64_t min_rounds, max_rounds;
+};
+
+/**
+ * plan_estimate() - how long a plan's run takes, phase by phase
+ * @p: the plan
+ * @in: what is known beyond the plan (NULL: nothing)
+ * @phases: @p->nphases results
+ * @total: the run's
+ *
+ * Erase: the controller's estimate when @in gives one (at least and at most
+ * that), else unknown, at most its deadline.  Fill: its bytes (the footprint,
+ * or the capacity from the offset on, times passes) over the measured rate,
+ * else the plan's expected_rate; unknown without both.  Precondition: at
+ * most max_rounds rounds of the interval, or max_duration if shorter; at
+ * least its window when it stops at steady state, else the same as at most.
+ * Sweep: exactly points x (ramp + time).  The total's least is the sum of
+ * the phases' known least; its most is unknown when any phase's is.
+ * Sums that would overflow are unknown.
+ */
+void plan_estimate(const struct plan *p, const struct plan_estimate_input *in,
+		   struct plan_estimate *phases, struct plan_estimate *total);
+
+/**
+ * plan_estimate_object() - plan_estimate()'s results as JSON
+ * @p: the plan
+ * @phases: its phases' estimates
+ * @total: the total
+ *
+ * {"min_s":N|null,"max_s":N|null,"phases":[{"phase":1,"kind":...,
+ * "min_s":...,"max_s":...,"basis":...[,"bytes":N,"rate_bps":N]
+ * [,"min_rounds":N,"max_rounds":N]}]}; seconds round-trip
+ * (parse_fmt_double()), null unknown.  Memory is not checked.
+ *
+ * Return: a new object, json_object_put() it.
+ */
+struct json_object *plan_estimate_object(const struct plan *p, const struct plan_estimate *phases,
+					 const struct plan_estimate *total);
+
+/**
+ * plan_estimate_basis_name() - "controller", "deadline", "measured-rate", ...
+ * @b: basis
+ *
+ * Return: a static string, as plan_estimate_object() writes it.
+ */
+const char *plan_estimate_basis_name(enum plan_estimate_basis b);
+
+/**
+ * plan_phase_describe() - a phase's parameters for people
+ * @p: the plan
+ * @ph: one of its phases
+ * @buf: destination
+ * @len: size of @buf
+ *
+ * "4k-randwrite (random, 0% reads, 4k), 2 x 8, snia: window 5, data 20%,
+ * slope 10%, max_rounds 25, metrics iops, after steady: stop": what
+ * plan_phase_json() stores, as text; cut to @len.
+ *
+ * Return: @buf.
+ */
+char *plan_phase_describe(const struct plan *p, const struct plan_phase *ph, char *buf, size_t len);
 
 #endif

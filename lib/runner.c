@@ -60,6 +60,13 @@ struct runner {
 	int64_t last_progress_ns;
 	unsigned int cur_threads, cur_iodepth;
 	int cur_point; /* the sweep point being measured, 1-based; 0: none */
+	/* for the status's rate and ETA (runner_timing()) */
+	double rate;		   /* latest full sample: MB/s (fill) or IOPS; NaN none yet */
+	uint64_t measured_ns;	   /* precondition: time under load, resumed rounds included */
+	int64_t point_started_ns;  /* sweep: when the current point's engine started */
+	double erase_fraction;	   /* erase: last progress, -1 unknown */
+	uint32_t erase_estimate_s; /* the controller's, UINT32_MAX none */
+	uint64_t erase_elapsed_ns;
 	/* the checked, locked descriptor all I/O goes through (guard.h) */
 	struct guard guard;
 	bool have_guard;
@@ -250,12 +257,137 @@ static void runner_pending_clear(struct runner *r)
 	r->npending = 0;
 }
 
+static int64_t runner_left_ns(double ns)
+{
+	return ns > 0 ? (int64_t)ns : 0;
+}
+
+/* The phase's rate, progress and time left, from what the runner knows at
+ * @now (CLOCK_REALTIME); runner.h says what each field means. */
+static void runner_timing(const struct runner *r, struct runner_status *st, int64_t now)
+{
+	const struct plan_phase *pp = r->cur_plan;
+	const struct store_phase *p = r->cur;
+
+	st->rate = NAN;
+	st->eta_ns = st->eta_max_ns = -1;
+	st->data_excursion = st->data_limit = NAN;
+	st->slope_excursion = st->slope_limit = NAN;
+	if (!pp || !p)
+		return;
+	st->phase_started_ns = p->started_ns;
+	st->elapsed_ns = p->started_ns && now > p->started_ns ? now - p->started_ns : 0;
+	switch (pp->kind) {
+	case PLAN_ERASE: {
+		double f = r->erase_fraction;
+
+		if (f > 0 && f < 1)
+			st->eta_ns = runner_left_ns((double)r->erase_elapsed_ns * (1 - f) / f);
+		else if (f >= 1)
+			st->eta_ns = 0;
+		else if (r->erase_estimate_s != UINT32_MAX)
+			st->eta_ns = runner_left_ns((double)r->erase_estimate_s * 1e9 -
+						    (double)r->erase_elapsed_ns);
+		/* the erase fails at its deadline */
+		if (pp->deadline_ns)
+			st->eta_max_ns = runner_left_ns((double)pp->deadline_ns -
+							(double)r->erase_elapsed_ns);
+		break;
+	}
+	case PLAN_FILL:
+		st->rate_unit = RUNNER_RATE_MBPS;
+		st->rate = r->rate;
+		if (p->total_bytes && isfinite(r->rate) && r->rate > 0)
+			st->eta_ns = runner_left_ns((double)(p->total_bytes - p->progress_bytes) /
+						    (r->rate * 1e6) * 1e9);
+		break;
+	case PLAN_PRECONDITION: {
+		double bound = -1, interval = (double)r->plan->interval_ns;
+
+		st->rate_unit = RUNNER_RATE_IOPS;
+		st->rate = r->rate;
+		st->max_rounds = pp->steady.max_rounds;
+		st->rounds_judged = (int64_t)r->rounds;
+		if (pp->steady.max_rounds)
+			bound = (double)(pp->steady.max_rounds > r->rounds
+						 ? pp->steady.max_rounds - r->rounds
+						 : 0) *
+				interval;
+		if (pp->max_duration_ns) {
+			double d = (double)pp->max_duration_ns - (double)r->measured_ns;
+
+			if (d < 0)
+				d = 0;
+			if (bound < 0 || d < bound)
+				bound = d;
+		}
+		if (bound >= 0)
+			st->eta_max_ns = runner_left_ns(bound);
+		/* it ends at its limit unless a passing window ends it sooner */
+		if (!pp->steady_enabled || pp->continue_after_steady)
+			st->eta_ns = st->eta_max_ns;
+		else if (r->judged && r->evidence.steady)
+			st->eta_ns = 0;
+		if (r->judged && r->evidence.window_end) {
+			st->data_excursion = r->evidence.data_excursion;
+			st->data_limit = r->evidence.data_limit;
+			st->slope_excursion = r->evidence.slope_excursion;
+			st->slope_limit = r->evidence.slope_limit;
+		}
+		break;
+	}
+	case PLAN_SWEEP: {
+		double per = (double)(pp->ramp_ns + pp->point_ns), cur = 0, done;
+
+		st->rate_unit = RUNNER_RATE_IOPS;
+		st->rate = r->rate;
+		st->npoints = (int)pp->npoints;
+		done = (double)(r->rounds < pp->npoints ? r->rounds : pp->npoints);
+		st->point = r->cur_point ? r->cur_point
+					 : (r->rounds < pp->npoints ? (int)r->rounds + 1 : 0);
+		if (r->cur_point && r->point_started_ns && now > r->point_started_ns)
+			cur = (double)(now - r->point_started_ns);
+		if (cur > per)
+			cur = per;
+		st->eta_ns = st->eta_max_ns =
+			runner_left_ns(((double)pp->npoints - done) * per - cur);
+		break;
+	}
+	}
+}
+
+/* the phase's progress when the caller knows none */
+static double runner_progress(const struct runner *r, const struct runner_status *st)
+{
+	const struct plan_phase *pp = r->cur_plan;
+
+	if (!pp)
+		return -1.0;
+	if (pp->kind == PLAN_PRECONDITION && pp->steady.max_rounds)
+		return r->rounds >= pp->steady.max_rounds
+			       ? 1.0
+			       : (double)r->rounds / (double)pp->steady.max_rounds;
+	if (pp->kind == PLAN_PRECONDITION && pp->max_duration_ns)
+		return r->measured_ns >= pp->max_duration_ns
+			       ? 1.0
+			       : (double)r->measured_ns / (double)pp->max_duration_ns;
+	if (pp->kind == PLAN_SWEEP && pp->npoints) {
+		double per = (double)(pp->ramp_ns + pp->point_ns);
+		double left = st->eta_ns >= 0 ? (double)st->eta_ns : 0;
+		double f = 1.0 - left / (per * (double)pp->npoints);
+
+		return f < 0 ? 0 : f > 1 ? 1 : f;
+	}
+	return -1.0;
+}
+
 static void runner_status(struct runner *r, const struct sample *smp, double progress)
 {
 	struct runner_status st = {0};
 
 	if (!r->ops || !r->ops->status)
 		return;
+	runner_timing(r, &st, clock_wall_ns());
 	st.run_id = r->run_id;
 	st.run_name = r->run.name;
 	st.run_state = r->run_state;
@@ -275,6 +407,8 @@ static void runner_status(struct runner *r, const struct sample *smp, double pro
 			    : 0;
 	st.threads = r->cur_threads;
 	st.iodepth = r->cur_iodepth;
+	if (st.progress < 0)
+		st.progress = runner_progress(r, &st);
 	r->ops->status(r->ctx, &st);
 }
 
@@ -595,6 +729,9 @@ static void runner_erase_progress(const struct erase_progress *p, void *userdata
 	struct runner *r = userdata;
 	int64_t now = clock_wall_ns();
 
+	r->erase_fraction = p->fraction;
+	r->erase_estimate_s = p->estimate_s;
+	r->erase_elapsed_ns = p->elapsed_ns;
 	runner_status(r, NULL, p->fraction);
 	/* progress events: at most every 5 % or 5 minutes, so an overnight
 	 * sanitize leaves a trail without flooding the table */
@@ -855,6 +992,8 @@ static int runner_fill_sample(void *ctx, const struct sample *s, const struct en
 	uint64_t progress = r->cur->progress_bytes, total = r->cur->total_bytes;
 
 	smp.partial = runner_partial(r, s, p);
+	if (!smp.partial)
+		r->rate = sample_metric(&smp, SAMPLE_METRIC_BW);
 	r->cur->progress_bytes = p->stream_bytes;
 	r->cur->total_bytes = p->total_bytes;
 	if (runner_commit_sample(r, &smp)) {
@@ -1073,6 +1212,9 @@ static int runner_pre_sample(void *ctx, const struct sample *s, const struct eng
 		return 1;
 	}
 	free(result);
+	r->measured_ns += (uint64_t)(smp.end_ns - smp.start_ns);
+	if (!smp.partial)
+		r->rate = sample_metric(&smp, SAMPLE_METRIC_IOPS);
 	runner_status(r, &smp, -1.0);
 	return end;
 }
@@ -1092,6 +1234,7 @@ static int runner_load_round(void *ctx, const struct sample *s)
 	c->measured_ns += (uint64_t)(s->end_ns - s->start_ns);
 	if (s->partial)
 		return 0;
+	c->r->rate = sample_metric(s, SAMPLE_METRIC_IOPS);
 	return runner_append_round(c->r, c->pp, s);
 }
 
@@ -1117,6 +1260,7 @@ static int runner_precondition(struct runner *r, struct store_phase *p, const st
 	ret = store_samples_foreach(r->s, p->id, 1, 0, runner_load_round, &lc);
 	if (ret)
 		return runner_fail(r, ret, "%s", store_errmsg(r->s));
+	r->measured_ns = lc.measured_ns;
 	if (r->rounds) {
 		char gap[64];
 
@@ -1128,6 +1272,8 @@ static int runner_precondition(struct runner *r, struct store_phase *p, const st
 			     "precondition resumes after %zu rounds; a gap of %s without load "
 			     "precedes round %zu",
 			     r->rounds, gap, r->rounds + 1);
+		/* the resumed rounds and their verdict, before the next sample */
+		runner_status(r, NULL, -1.0);
 		if (ret == 1)
 			return 0; /* it had already ended */
 	}
@@ -1192,6 +1338,8 @@ static int runner_sweep_sample(void *ctx, const struct sample *s, const struct e
 	smp.point = r->cur_point;
 	if (runner_commit_sample(r, &smp))
 		return 1;
+	if (!smp.partial)
+		r->rate = sample_metric(&smp, SAMPLE_METRIC_IOPS);
 	runner_status(r, &smp, -1.0);
 	return 0;
 }
@@ -1272,6 +1420,9 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 		r->cur->rounds = (int64_t)i;
 		r->rounds = i; /* load points measured, for the status */
 		r->cur_point = (int)i + 1;
+		r->point_started_ns = clock_wall_ns();
+		/* the point's load, before its first sample */
+		runner_status(r, NULL, -1.0);
 		ret = runner_run_engine(r, &job, res);
 		r->cur_point = 0;
 		if (ret) {
@@ -1353,9 +1504,28 @@ static int runner_phase(struct runner *r, struct store_phase *p, const struct pl
 
 	r->cur = p;
 	r->cur_plan = pp;
-	/* rounds and the verdict are the phase's own */
+	/* rounds, the verdict, the rate and the load are the phase's own: the
+	 * status must never show the previous phase's */
 	r->rounds = 0;
 	r->judged = false;
+	r->rate = NAN;
+	r->measured_ns = 0;
+	r->point_started_ns = 0;
+	r->erase_fraction = -1;
+	r->erase_estimate_s = UINT32_MAX;
+	r->erase_elapsed_ns = 0;
+	r->cur_threads = r->cur_iodepth = 0;
+	if (pp->kind == PLAN_FILL || pp->kind == PLAN_PRECONDITION) {
+		r->cur_threads = pp->threads;
+		r->cur_iodepth = pp->iodepth;
+	}
+	/* a resumed phase: the rounds (sweep: points) already stored */
+	if (pp->kind == PLAN_PRECONDITION || pp->kind == PLAN_SWEEP)
+		r->rounds = p->rounds > 0 ? (size_t)p->rounds : 0;
+	if (pp->kind == PLAN_SWEEP && r->rounds < pp->npoints) {
+		r->cur_threads = pp->points[r->rounds].threads;
+		r->cur_iodepth = pp->points[r->rounds].iodepth;
+	}
 	if (pp->kind != PLAN_ERASE &&
 	    (ret = runner_check_target(r, runner_phase_writes(pp), false)))
 		return ret;
@@ -1366,9 +1536,11 @@ static int runner_phase(struct runner *r, struct store_phase *p, const struct pl
 		p->started_ns = clock_wall_ns();
 	if ((ret = runner_save_phase(r, p)))
 		return ret;
+	/* before the event: whoever sees the phase start asks a status that
+	 * already shows it */
+	runner_status(r, NULL, -1.0);
 	runner_event(r, RUNNER_EV_PHASE_STARTED, p->params, "phase %d %s %s %s", p->seq, p->kind,
 		     p->name, resuming ? "resumed" : "started");
-	runner_status(r, NULL, -1.0);
 	switch (pp->kind) {
 	case PLAN_ERASE:
 		ret = runner_erase(r, p, pp, resuming);

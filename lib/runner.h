@@ -137,9 +137,11 @@ struct runner_status {
 	 * @elapsed_ns: now - @phase_started_ns at this update, 0 unknown
 	 * @rate: the phase's latest rate in @rate_unit, NaN unknown (no full
 	 *   sample yet)
-	 * @rate_unit: "MB/s" (fill, erase: 10^6 bytes per second) or "IOPS"
-	 *   (precondition, sweep); NULL when the phase has no rate
-	 * @eta_ns: estimated time left in the phase, -1 unknown
+	 * @rate_unit: RUNNER_RATE_MBPS (fill: 10^6 bytes per second) or
+	 *   RUNNER_RATE_IOPS (precondition, sweep); NULL when the phase has
+	 *   no rate (erase)
+	 * @eta_ns: estimated time left in the phase, -1 unknown (a
+	 *   precondition that stops at steady state: unknown until it is)
 	 * @eta_max_ns: the most time the phase can still take (a precondition:
 	 *   its remaining rounds up to max_rounds, capped by max_duration; a
 	 *   sweep: its remaining points), -1 unknown or unbounded

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* ctl: start, stop, status (through plateaud) and wait (on the database). */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -124,6 +126,245 @@ static char *ctl_slurp(const char *path, char *why, size_t whylen, int *code)
 	return NULL;
 }
 
+/* --- the status of a run, for people (status, wait) --- */
+
+/* number field, NaN when absent, null or not a number */
+static double ctl_num(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return NAN;
+	return json_object_get_double(v);
+}
+
+/* integer field, @def when absent or null */
+static int64_t ctl_int(json_object *o, const char *key, int64_t def)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return def;
+	return json_object_get_int64(v);
+}
+
+static const char *ctl_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return "";
+	return json_object_get_string(v);
+}
+
+/* "1h02m03s" when the time left is known, "<=2h10m00s" when only its bound
+ * is, "-" when neither */
+static char *ctl_fmt_eta(char *buf, size_t len, json_object *o)
+{
+	int64_t eta = ctl_int(o, "eta_ns", -1), max = ctl_int(o, "eta_max_ns", -1);
+	char d[40];
+
+	if (eta >= 0)
+		parse_fmt_duration(buf, len, (uint64_t)eta);
+	else if (max >= 0)
+		snprintf(buf, len, "<=%s", parse_fmt_duration(d, sizeof(d), (uint64_t)max));
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* "12345 IOPS", "1534.2 MB/s" or "-" */
+static char *ctl_fmt_rate(char *buf, size_t len, json_object *o)
+{
+	double rate = ctl_num(o, "rate");
+	const char *unit = ctl_str(o, "rate_unit");
+
+	if (!isfinite(rate) || !*unit)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, !strcmp(unit, "IOPS") ? "%.0f %s" : "%.1f %s", rate, unit);
+	return buf;
+}
+
+/* an excursion as a share of its limit: "data 120%"; "" when not judged */
+static void ctl_share(char *buf, size_t len, const char *what, double exc, double limit)
+{
+	size_t n = strlen(buf);
+
+	if (!isfinite(exc) || !isfinite(limit) || limit <= 0 || n >= len)
+		return;
+	snprintf(buf + n, len - n, "%s%s %.0f%%", n ? ", " : "", what, 100.0 * exc / limit);
+}
+
+/* The STEADY column: a precondition's verdict, or how far the current
+ * window is from passing (each excursion as a share of its limit). */
+static char *ctl_fmt_steady(char *buf, size_t len, json_object *o)
+{
+	snprintf(buf, len, "-");
+	if (json_object_get_boolean(json_object_object_get(o, "steady"))) {
+		snprintf(buf, len, "since round %lld", (long long)ctl_int(o, "steady_round", 0));
+	} else if (!strcmp(ctl_str(o, "phase_kind"), "precondition")) {
+		char w[96] = "";
+
+		ctl_share(w, sizeof(w), "data", ctl_num(o, "data_excursion"),
+			  ctl_num(o, "data_limit"));
+		ctl_share(w, sizeof(w), "slope", ctl_num(o, "slope_excursion"),
+			  ctl_num(o, "slope_limit"));
+		if (json_object_get_boolean(json_object_object_get(o, "steady_lost")))
+			snprintf(buf, len, "LOST");
+		else if (*w)
+			snprintf(buf, len, "no: %s of limit", w);
+		else
+			snprintf(buf, len, "no window yet");
+	}
+	return buf;
+}
+
+/* ROUNDS: a precondition's "judged/max_rounds", a sweep's "point/points" */
+static char *ctl_fmt_rounds(char *buf, size_t len, json_object *o)
+{
+	const char *kind = ctl_str(o, "phase_kind");
+
+	if (!strcmp(kind, "precondition") && ctl_int(o, "max_rounds", 0) > 0)
+		snprintf(buf, len, "%lld/%lld", (long long)ctl_int(o, "rounds_judged", 0),
+			 (long long)ctl_int(o, "max_rounds", 0));
+	else if (!strcmp(kind, "sweep") && ctl_int(o, "npoints", 0) > 0)
+		snprintf(buf, len, "pt %lld/%lld", (long long)ctl_int(o, "point", 0),
+			 (long long)ctl_int(o, "npoints", 0));
+	else
+		snprintf(buf, len, "%lld", (long long)ctl_int(o, "rounds", 0));
+	return buf;
+}
+
+static char *ctl_fmt_progress(char *buf, size_t len, json_object *o)
+{
+	double prog = ctl_num(o, "progress");
+
+	if (isfinite(prog) && prog >= 0)
+		snprintf(buf, len, "%.1f%%", 100.0 * prog);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* One line for `plateau wait`: phase, progress, rate, elapsed, ETA. */
+static void ctl_progress_line(char *buf, size_t len, json_object *o)
+{
+	char rate[48], prog[16], eta[48], el[32], rounds[48], steady[128];
+
+	parse_fmt_duration(el, sizeof(el), (uint64_t)ctl_int(o, "elapsed_ns", 0));
+	snprintf(buf, len,
+		 "run %lld %s: phase %lld %s %s, %s, %s, %s rounds, elapsed %s, ETA %s%s%s",
+		 (long long)ctl_int(o, "run", 0), ctl_str(o, "state"),
+		 (long long)ctl_int(o, "phase", 0), ctl_str(o, "phase_kind"),
+		 ctl_str(o, "phase_name"), ctl_fmt_progress(prog, sizeof(prog), o),
+		 ctl_fmt_rate(rate, sizeof(rate), o), ctl_fmt_rounds(rounds, sizeof(rounds), o), el,
+		 ctl_fmt_eta(eta, sizeof(eta), o),
+		 strcmp(ctl_str(o, "phase_kind"), "precondition") ? "" : ", steady ",
+		 strcmp(ctl_str(o, "phase_kind"), "precondition")
+			 ? ""
+			 : ctl_fmt_steady(steady, sizeof(steady), o));
+}
+
+/* --- the duration estimate, for people (check, start --dry-run) --- */
+
+/* "26h10m00s" from a number of seconds in @o[@key]; false when null */
+static bool ctl_est_dur(json_object *o, const char *key, char *buf, size_t len)
+{
+	double sec = ctl_num(o, key);
+
+	if (!isfinite(sec) || sec < 0)
+		return false;
+	parse_fmt_duration(buf, len, (uint64_t)(sec * 1e9 + 0.5));
+	return true;
+}
+
+static void ctl_print_estimate_phase(json_object *e, const struct plan *p)
+{
+	const char *basis = ctl_str(e, "basis");
+	int seq = (int)ctl_int(e, "phase", 0);
+	const struct plan_phase *ph =
+		seq >= 1 && (size_t)seq <= p->nphases ? &p->phases[seq - 1] : NULL;
+	char lo[48] = "", hi[48] = "", a[64], b[64], iv[48];
+	bool has_lo = ctl_est_dur(e, "min_s", lo, sizeof(lo));
+	bool has_hi = ctl_est_dur(e, "max_s", hi, sizeof(hi));
+
+	printf("  phase %d  %-13s ", seq, ctl_str(e, "kind"));
+	parse_fmt_duration(iv, sizeof(iv), p->interval_ns);
+	if (!strcmp(basis, "nothing")) {
+		printf("0s (method none: nothing to erase)\n");
+	} else if (!strcmp(basis, "controller")) {
+		printf("%s (the controller's estimate)\n", lo);
+	} else if (!strcmp(basis, "deadline")) {
+		printf("unknown before it starts; at most %s (the erase's deadline)\n", hi);
+	} else if (!strcmp(basis, "measured-rate") || !strcmp(basis, "expected-rate")) {
+		if (has_lo)
+			printf("%s (%s at %s/s, %s)\n", lo,
+			       parse_fmt_size(a, sizeof(a), (uint64_t)ctl_int(e, "bytes", 0)),
+			       parse_fmt_size(b, sizeof(b), (uint64_t)ctl_num(e, "rate_bps")),
+			       !strcmp(basis, "measured-rate")
+				       ? "the rate of this drive's last fill in the database"
+				       : "[fill] expected_rate");
+		else
+			printf("unknown: the size written is unknown (the dry run reads the "
+			       "drive's capacity; or give [run] footprint in bytes)\n");
+	} else if (!strcmp(basis, "unknown")) {
+		if (ph && ph->kind == PLAN_FILL)
+			printf("unknown: no rate (give [fill] expected_rate, or the dry run uses "
+			       "the rate of this drive's last fill)\n");
+		else
+			printf("unknown (no estimate and no deadline)\n");
+	} else if (!strcmp(basis, "rounds")) {
+		if (!has_hi)
+			printf("at least %s, no bound\n", has_lo ? lo : "0s");
+		else if (has_lo && !strcmp(lo, hi))
+			printf("%s (%lld rounds of %s)\n", hi,
+			       (long long)ctl_int(e, "max_rounds", 0), iv);
+		else
+			printf("%s to %s (a first window of %lld rounds to max_rounds %lld, "
+			       "rounds of %s%s)\n",
+			       lo, hi, (long long)ctl_int(e, "min_rounds", 0),
+			       (long long)ctl_int(e, "max_rounds", 0), iv,
+			       ph && ph->max_duration_ns ? ", or max_duration" : "");
+	} else if (!strcmp(basis, "exact")) {
+		if (ph)
+			printf("%s (%zu points x (ramp %s + time %s))\n", lo, ph->npoints,
+			       parse_fmt_duration(a, sizeof(a), ph->ramp_ns),
+			       parse_fmt_duration(b, sizeof(b), ph->point_ns));
+		else
+			printf("%s\n", lo);
+	} else {
+		printf("%s to %s\n", has_lo ? lo : "?", has_hi ? hi : "?");
+	}
+}
+
+/* The estimate of plan_estimate_object(): each phase, then the bound. */
+static void ctl_print_estimate(json_object *est, const struct plan *p, const char *note)
+{
+	json_object *phases;
+	char lo[48], hi[48];
+	bool has_lo, has_hi;
+
+	if (!est)
+		return;
+	printf("estimate%s%s\n", *note ? " " : "", note);
+	if (json_object_object_get_ex(est, "phases", &phases) &&
+	    json_object_is_type(phases, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(phases); i++)
+			ctl_print_estimate_phase(json_object_array_get_idx(phases, i), p);
+	has_lo = ctl_est_dur(est, "min_s", lo, sizeof(lo));
+	has_hi = ctl_est_dur(est, "max_s", hi, sizeof(hi));
+	printf("  total            ");
+	if (has_lo && has_hi && !strcmp(lo, hi))
+		printf("%s\n", hi);
+	else if (has_hi)
+		printf("at least %s, at most %s\n", has_lo ? lo : "0s", hi);
+	else
+		printf("at least %s; at most unknown (a phase above has no bound)\n",
+		       has_lo ? lo : "0s");
+}
+
 int cmd_start(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -132,7 +373,9 @@ int cmd_start(struct cli *cli, int argc, char **argv)
 	};
 	json_object *req, *reply = NULL, *v;
 	bool dry_run = false;
-	char *text, why[128];
+	char *text, why[128], err[1024], desc[2048];
+	struct plan plan = {0};
+	bool parsed;
 	int opt, r, code;
 
 	optind = 1;
@@ -152,11 +395,15 @@ int cmd_start(struct cli *cli, int argc, char **argv)
 	json_object_object_add(req, "file", json_object_new_string(argv[optind]));
 	if (dry_run)
 		json_object_object_add(req, "dry_run", json_object_new_boolean(1));
+	/* for the dry run's text: plateaud parses it again and says what is wrong */
+	parsed = !plan_parse(text, argv[optind], &plan, err, sizeof(err));
 	free(text);
 	r = ctl_call(cli, req, &reply);
 	json_object_put(req);
-	if (r)
+	if (r) {
+		plan_free(&plan);
 		return r;
+	}
 	r = ctl_check(reply, CLI_USAGE);
 	if (!r) {
 		if (cli->format == CLI_JSON) {
@@ -187,6 +434,9 @@ int cmd_start(struct cli *cli, int argc, char **argv)
 
 				printf("phase %zu  %s", i + 1,
 				       json_object_get_string(json_object_object_get(p, "kind")));
+				if (parsed && i < plan.nphases)
+					printf(": %s", plan_phase_describe(&plan, &plan.phases[i],
+									   desc, sizeof(desc)));
 				if (json_object_object_get_ex(p, "would_try", &x))
 					printf(": would try %s",
 					       json_object_to_json_string_ext(
@@ -200,17 +450,52 @@ int cmd_start(struct cli *cli, int argc, char **argv)
 						       x, JSON_C_TO_STRING_PLAIN));
 				printf("\n");
 			}
+			if (parsed && json_object_object_get_ex(reply, "estimate", &v))
+				ctl_print_estimate(
+					v, &plan, "(this drive's capacity and measured fill rate)");
 		} else if (json_object_object_get_ex(reply, "run", &v)) {
 			printf("run %lld started\n", (long long)json_object_get_int64(v));
 		}
 	}
 	json_object_put(reply);
+	plan_free(&plan);
+	return r;
+}
+
+/* "run N had already ended: STATE at TIME (WHY); nothing was stopped" */
+static int ctl_ended(int64_t run_id, const char *state, int64_t ended_ns, const char *why)
+{
+	char when[64];
+
+	printf("run %lld had already ended: %s at %s (%s); nothing was stopped\n",
+	       (long long)run_id, state, cli_fmt_time(when, sizeof(when), ended_ns), why);
+	return CLI_NOT;
+}
+
+/* plateaud unreachable: the database may still say the run is over. */
+static int ctl_stop_from_db(struct cli *cli, int64_t run_id)
+{
+	struct store_run run = {0};
+	struct store *s = NULL;
+	char err[512];
+	int r = -1;
+
+	if (store_open(cli->db_path, STORE_RDONLY, &s, err, sizeof(err)))
+		return -1;
+	if (!store_run_get(s, run_id, &run) && !store_run_state_active(run.state))
+		r = ctl_ended(run_id, run.state, run.ended_ns,
+			      run.error && *run.error	   ? run.error
+			      : !strcmp(run.state, "done") ? "every phase done"
+							   : run.state);
+	store_run_clear(&run);
+	store_close(s);
 	return r;
 }
 
 int cmd_stop(struct cli *cli, int argc, char **argv)
 {
-	json_object *req, *reply = NULL;
+	json_object *req, *reply = NULL, *v;
+	char err[1024];
 	int64_t run_id;
 	int r;
 
@@ -221,10 +506,20 @@ int cmd_stop(struct cli *cli, int argc, char **argv)
 	req = json_object_new_object();
 	json_object_object_add(req, "cmd", json_object_new_string("stop"));
 	json_object_object_add(req, "run", json_object_new_int64(run_id));
-	r = ctl_call(cli, req, &reply);
+	r = cli_call(cli->socket_path, req, &reply, err, sizeof(err));
 	json_object_put(req);
-	if (r)
+	if (r) {
+		int ended = ctl_stop_from_db(cli, run_id);
+
+		return ended >= 0 ? ended : cli_error(r, "%s", err);
+	}
+	/* a run that is over: how it ended, exit 1 */
+	if (json_object_object_get_ex(reply, "ended", &v) && json_object_get_boolean(v)) {
+		r = ctl_ended(run_id, ctl_str(reply, "state"), ctl_int(reply, "ended_ns", 0),
+			      ctl_str(reply, "reason"));
+		json_object_put(reply);
 		return r;
+	}
 	r = ctl_check(reply, CLI_NOTFOUND);
 	if (!r)
 		printf("run %lld: stop requested\n", (long long)run_id);
@@ -261,35 +556,33 @@ int cmd_status(struct cli *cli, int argc, char **argv)
 	} else if (!json_object_array_length(runs)) {
 		printf("no runs in progress\n");
 	} else {
-		printf("%4s  %-16s %-16s %-15s %-26s %10s %8s %7s  %s\n", "RUN", "NAME", "DEVICE",
-		       "STATE", "PHASE", "IOPS", "P99_US", "ROUNDS", "STEADY");
+		printf("%4s  %-16s %-16s %-15s %-24s %-7s %8s %-12s %8s %-10s %-11s %-9s %s\n",
+		       "RUN", "NAME", "DEVICE", "STATE", "PHASE", "LOAD", "PROGRESS", "RATE",
+		       "P99_US", "ELAPSED", "ETA", "ROUNDS", "STEADY");
 		for (size_t i = 0; i < json_object_array_length(runs); i++) {
-			json_object *o = json_object_array_get_idx(runs, i), *x;
-			char phase[64], steady[64] = "-";
-			double prog = -1;
+			json_object *o = json_object_array_get_idx(runs, i);
+			char phase[96], load[24] = "-", prog[16], rate[48], p99[24] = "-", el[32],
+					eta[48], rounds[48], steady[128];
 
-			if (json_object_object_get_ex(o, "progress", &x) && x)
-				prog = json_object_get_double(x);
-			snprintf(phase, sizeof(phase), "%d %s",
-				 json_object_get_int(json_object_object_get(o, "phase")),
-				 json_object_get_string(json_object_object_get(o, "phase_name")));
-			if (prog >= 0)
-				snprintf(phase + strlen(phase), sizeof(phase) - strlen(phase),
-					 " %.1f%%", 100 * prog);
-			if (json_object_get_boolean(json_object_object_get(o, "steady")))
-				snprintf(steady, sizeof(steady), "since round %lld",
-					 (long long)json_object_get_int64(
-						 json_object_object_get(o, "steady_round")));
-			printf("%4lld  %-16.16s %-16.16s %-15s %-26.26s %10.0f %8.1f %7lld  %s\n",
-			       (long long)json_object_get_int64(json_object_object_get(o, "run")),
-			       json_object_get_string(json_object_object_get(o, "name")),
-			       json_object_get_string(json_object_object_get(o, "device")),
-			       json_object_get_string(json_object_object_get(o, "state")), phase,
-			       json_object_get_double(json_object_object_get(o, "iops")),
-			       json_object_get_double(json_object_object_get(o, "lat_p99_us")),
-			       (long long)json_object_get_int64(
-				       json_object_object_get(o, "rounds")),
-			       steady);
+			snprintf(phase, sizeof(phase), "%lld %s", (long long)ctl_int(o, "phase", 0),
+				 ctl_str(o, "phase_name"));
+			if (ctl_int(o, "threads", 0) > 0)
+				snprintf(load, sizeof(load), "%lldx%lld",
+					 (long long)ctl_int(o, "threads", 0),
+					 (long long)ctl_int(o, "iodepth", 0));
+			/* the current phase's last sample only: none yet, "-" */
+			if (isfinite(ctl_num(o, "lat_p99_us")))
+				snprintf(p99, sizeof(p99), "%.1f", ctl_num(o, "lat_p99_us"));
+			parse_fmt_duration(el, sizeof(el), (uint64_t)ctl_int(o, "elapsed_ns", 0));
+			printf("%4lld  %-16.16s %-16.16s %-15s %-24.24s %-7s %8s %-12s %8s %-10s "
+			       "%-11s %-9s %s\n",
+			       (long long)ctl_int(o, "run", 0), ctl_str(o, "name"),
+			       ctl_str(o, "device"), ctl_str(o, "state"), phase, load,
+			       ctl_fmt_progress(prog, sizeof(prog), o),
+			       ctl_fmt_rate(rate, sizeof(rate), o), p99, el,
+			       ctl_fmt_eta(eta, sizeof(eta), o),
+			       ctl_fmt_rounds(rounds, sizeof(rounds), o),
+			       ctl_fmt_steady(steady, sizeof(steady), o));
 		}
 	}
 	json_object_put(reply);
@@ -300,7 +593,8 @@ int cmd_status(struct cli *cli, int argc, char **argv)
 
 enum wait_for { WAIT_DONE, WAIT_STEADY };
 
-static int wait_check(struct cli *cli, int64_t run_id, enum wait_for what, bool *finished)
+static int wait_check(struct cli *cli, int64_t run_id, enum wait_for what, bool *finished,
+		      char *msg, size_t msglen)
 {
 	struct store_phase *ph = NULL;
 	struct store_run run = {0};
@@ -309,6 +603,7 @@ static int wait_check(struct cli *cli, int64_t run_id, enum wait_for what, bool 
 	int r, steady = 0;
 
 	*finished = false;
+	*msg = '\0';
 	if ((r = cli_load_run(cli, run_id, &run)))
 		return r;
 	if ((r = cli_store(cli, &s)))
@@ -323,22 +618,23 @@ static int wait_check(struct cli *cli, int64_t run_id, enum wait_for what, bool 
 	store_phases_free(ph, n);
 	r = CLI_NOT;
 	if (what == WAIT_STEADY && steady) {
-		printf("run %lld: steady state reached\n", (long long)run_id);
+		snprintf(msg, msglen, "run %lld: steady state reached", (long long)run_id);
 		*finished = true;
 		r = CLI_OK;
 	} else if (!store_run_state_active(run.state)) {
 		*finished = true;
 		if (!strcmp(run.state, "failed")) {
-			printf("run %lld failed: %s\n", (long long)run_id,
-			       run.error ? run.error : "");
+			snprintf(msg, msglen, "run %lld failed: %s", (long long)run_id,
+				 run.error ? run.error : "");
 			r = CLI_FAILED;
 		} else if (!strcmp(run.state, "stopped")) {
-			printf("run %lld was stopped\n", (long long)run_id);
+			snprintf(msg, msglen, "run %lld was stopped", (long long)run_id);
 		} else if (what == WAIT_DONE) {
-			printf("run %lld done\n", (long long)run_id);
+			snprintf(msg, msglen, "run %lld done", (long long)run_id);
 			r = CLI_OK;
 		} else {
-			printf("run %lld ended without reaching steady state\n", (long long)run_id);
+			snprintf(msg, msglen, "run %lld ended without reaching steady state",
+				 (long long)run_id);
 		}
 	}
 out:
@@ -346,18 +642,64 @@ out:
 	return r;
 }
 
+/*
+ * The progress line of `plateau wait` on a terminal: plateaud's status of
+ * the run (phase, progress, rate, ETA) when it carries it out, else the
+ * state the database gives; cut to the terminal's width so that "\r"
+ * rewrites it in place.
+ */
+static void wait_progress(struct cli *cli, int64_t run_id, bool *shown)
+{
+	json_object *req = json_object_new_object(), *reply = NULL, *runs, *o;
+	char line[512], err[256];
+	struct winsize ws;
+	size_t cols = 80;
+
+	json_object_object_add(req, "cmd", json_object_new_string("status"));
+	json_object_object_add(req, "run", json_object_new_int64(run_id));
+	if (!cli_call(cli->socket_path, req, &reply, err, sizeof(err)) &&
+	    json_object_object_get_ex(reply, "runs", &runs) &&
+	    json_object_is_type(runs, json_type_array) && json_object_array_length(runs) == 1 &&
+	    (o = json_object_array_get_idx(runs, 0)))
+		ctl_progress_line(line, sizeof(line), o);
+	else
+		snprintf(line, sizeof(line), "run %lld: waiting (plateaud shows no progress of it)",
+			 (long long)run_id);
+	json_object_put(reply);
+	json_object_put(req);
+	if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 1)
+		cols = ws.ws_col;
+	if (cols < sizeof(line))
+		line[cols - 1] = '\0';
+	fprintf(stderr, "\r\033[K%s", line);
+	fflush(stderr);
+	*shown = true;
+}
+
+static void wait_progress_clear(bool *shown)
+{
+	if (!*shown)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	*shown = false;
+}
+
 int cmd_wait(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"for", required_argument, NULL, 'f'},
 		{"timeout", required_argument, NULL, 't'},
+		{"quiet", no_argument, NULL, 'q'},
 		{NULL, 0, NULL, 0},
 	};
 	enum wait_for what = WAIT_DONE;
 	uint64_t timeout_ns = 0;
 	int64_t run_id, deadline = 0;
-	bool finished;
+	bool finished, quiet = false, shown = false;
+	char msg[1200];
 	int opt, r;
+	unsigned int tick;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -379,6 +721,9 @@ int cmd_wait(struct cli *cli, int argc, char **argv)
 						 "not '%s'",
 						 optarg);
 			break;
+		case 'q':
+			quiet = true;
+			break;
 		default:
 			return cli_bad_option("wait", argv);
 		}
@@ -389,17 +734,28 @@ int cmd_wait(struct cli *cli, int argc, char **argv)
 		return r;
 	if (timeout_ns)
 		deadline = clock_mono_ns() + (int64_t)timeout_ns;
-	for (;;) {
+	/* progress only for a person watching: never into a pipe or a log */
+	if (!isatty(STDERR_FILENO))
+		quiet = true;
+	for (tick = 0;; tick++) {
 		struct timespec ts = {.tv_nsec = 250000000L};
 
-		r = wait_check(cli, run_id, what, &finished);
-		if (finished || (r != CLI_OK && r != CLI_NOT))
+		r = wait_check(cli, run_id, what, &finished, msg, sizeof(msg));
+		if (finished || (r != CLI_OK && r != CLI_NOT)) {
+			wait_progress_clear(&shown);
+			if (*msg)
+				printf("%s\n", msg);
 			return r;
+		}
 		if (deadline && clock_mono_ns() >= deadline) {
+			wait_progress_clear(&shown);
 			printf("run %lld: timed out waiting for %s\n", (long long)run_id,
 			       what == WAIT_STEADY ? "steady state" : "the end");
 			return CLI_NOT;
 		}
+		/* the daemon asked once a second, the database four times */
+		if (!quiet && tick % 4 == 0)
+			wait_progress(cli, run_id, &shown);
 		nanosleep(&ts, NULL);
 	}
 }
@@ -407,7 +763,9 @@ int cmd_wait(struct cli *cli, int argc, char **argv)
 /* check: parse a plan locally and show what it would do (no daemon, no drive). */
 int cmd_check(struct cli *cli, int argc, char **argv)
 {
-	json_object *doc, *phases;
+	json_object *doc, *phases, *est;
+	struct plan_estimate *pe, total;
+	char interval[PARSE_DOUBLE_BYTES], desc[2048];
 	struct plan plan;
 	char err[1024], why[128], *text;
 	int r, code;
@@ -423,32 +781,45 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		plan_free(&plan);
 		return cli_error(CLI_USAGE, "%s", err);
 	}
+	pe = calloc(plan.nphases ? plan.nphases : 1, sizeof(*pe));
+	if (!pe) {
+		plan_free(&plan);
+		return cli_error(CLI_USAGE, "%s", strerror(ENOMEM));
+	}
+	/* the plan alone: no capacity, no controller, no measured rate */
+	plan_estimate(&plan, NULL, pe, &total);
+	est = plan_estimate_object(&plan, pe, &total);
+	free(pe);
 	doc = json_object_new_object();
 	json_object_object_add(doc, "name", json_object_new_string(plan.name));
 	json_object_object_add(doc, "device", json_object_new_string(plan.device));
 	json_object_object_add(doc, plan.ident_field[0] ? plan.ident_field : "serial",
 			       json_object_new_string(plan.ident));
+	parse_fmt_double(interval, sizeof(interval), (double)plan.interval_ns / 1e9);
 	json_object_object_add(doc, "interval_s",
-			       json_object_new_double((double)plan.interval_ns / 1e9));
+			       json_object_new_double_s((double)plan.interval_ns / 1e9, interval));
 	json_object_object_add(doc, "writes", json_object_new_boolean(plan_writes(&plan)));
 	phases = json_object_new_array();
-	for (size_t i = 0; i < plan.nphases; i++) {
+	for (size_t i = 0; i < plan.nphases; i++)
 		json_object_array_add(phases, plan_phase_object(&plan, &plan.phases[i]));
-	}
 	json_object_object_add(doc, "phases", phases);
+	json_object_object_add(doc, "estimate", json_object_get(est));
 	if (cli->format == CLI_JSON) {
 		ctl_print_json(doc);
 	} else {
-		printf("%s: plan '%s' on %s (%s %s), sample interval %gs\n", argv[1], plan.name,
+		printf("%s: plan '%s' on %s (%s %s), sample interval %s\n", argv[1], plan.name,
 		       plan.device, plan.ident_field[0] ? plan.ident_field : "serial",
-		       plan.ident[0] ? plan.ident : "-", (double)plan.interval_ns / 1e9);
+		       plan.ident[0] ? plan.ident : "-",
+		       parse_fmt_duration(desc, sizeof(desc), plan.interval_ns));
 		for (size_t i = 0; i < plan.nphases; i++)
-			printf("  phase %zu  %-12s %s\n", i + 1,
+			printf("  phase %zu  %-13s %s\n", i + 1,
 			       plan_kind_name(plan.phases[i].kind),
-			       json_object_to_json_string_ext(
-				       json_object_array_get_idx(phases, i),
-				       JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+			       plan_phase_describe(&plan, &plan.phases[i], desc, sizeof(desc)));
+		ctl_print_estimate(est, &plan,
+				   "(the plan alone: plateau start --dry-run adds the drive's "
+				   "capacity and measured fill rate)");
 	}
+	json_object_put(est);
 	json_object_put(doc);
 	plan_free(&plan);
 	return CLI_OK;
@@ -473,7 +844,9 @@ const struct cli_cmd cli_cmd_check = {
 	"PLAN",
 	"validate a plan and show its phases with every default filled in",
 	"  Reads only the file: no daemon, no drive.  Errors name file:line and field.\n"
-	"  --json              the phases as JSON\n",
+	"  Shows each phase's parameters and how long each phase and the run take: an\n"
+	"  estimate and its bound (plateau(1), DURATION ESTIMATE).\n"
+	"  --json              the phases and the estimate (seconds) as JSON\n",
 	cmd_check,
 	CLI_FMT_JSON};
 
@@ -491,9 +864,11 @@ const struct cli_cmd cli_cmd_status = {
 
 const struct cli_cmd cli_cmd_wait = {
 	"wait",
-	"RUN [--for steady|done] [--timeout D]",
+	"RUN [--for steady|done] [--timeout D] [--quiet]",
 	"wait until a run reaches steady state or ends",
-	"  Reads the database, so it works wherever the database is visible.\n"
+	"  Reads the database, so it works wherever the database is visible.  On a\n"
+	"  terminal, a line on stderr shows the run's progress and ETA (from plateaud),\n"
+	"  rewritten in place; not on a terminal, or with --quiet, nothing but the result.\n"
 	"  Exit status: 0 reached; 1 timed out, or the run ended without reaching it\n"
 	"  (stopped, or done without steady state); 5 the run failed; 3 no such run.\n",
 	cmd_wait,

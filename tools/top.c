@@ -196,6 +196,42 @@ out:
 
 /* --- a frame --- */
 
+/*
+ * Progress, rate, elapsed time and ETA of the current phase: "progress
+ * 40.0%, 12345 IOPS, elapsed 1h02m, ETA 13m00s" (a fill's rate in MB/s; a
+ * precondition that stops at steady state has only a bound: "ETA <= 2h").
+ */
+static void top_timing(FILE *out, json_object *o, double prog)
+{
+	double rate = top_num(o, "rate");
+	int64_t eta = top_int(o, "eta_ns", -1), max = top_int(o, "eta_max_ns", -1);
+	int64_t el = top_int(o, "elapsed_ns", 0);
+	char unit[16], buf[40];
+
+	fputs("  progress  ", out);
+	if (isfinite(prog) && prog >= 0 && prog <= 1)
+		fprintf(out, "%.1f%%", 100.0 * prog);
+	else
+		fputs("-", out);
+	if (top_int(o, "npoints", 0) > 0)
+		fprintf(out, " (point %lld of %lld)", (long long)top_int(o, "point", 0),
+			(long long)top_int(o, "npoints", 0));
+	top_str(o, "rate_unit", unit, sizeof(unit));
+	if (isfinite(rate) && strcmp(unit, "-"))
+		fprintf(out, !strcmp(unit, "IOPS") ? ", %.0f %s" : ", %.1f %s", rate, unit);
+	if (el > 0)
+		fprintf(out, ", elapsed %s", parse_fmt_duration(buf, sizeof(buf), (uint64_t)el));
+	if (eta >= 0)
+		fprintf(out, ", ETA %s", parse_fmt_duration(buf, sizeof(buf), (uint64_t)eta));
+	else if (max >= 0)
+		fprintf(out, ", ETA <= %s", parse_fmt_duration(buf, sizeof(buf), (uint64_t)max));
+	else
+		fputs(", ETA unknown", out);
+	if (eta >= 0 && max > eta)
+		fprintf(out, " (at most %s)", parse_fmt_duration(buf, sizeof(buf), (uint64_t)max));
+	fputc('\n', out);
+}
+
 static void top_run(FILE *out, json_object *o, struct top_db *db, int64_t now_ns)
 {
 	char name[160], state[40], dev[300], serial[120], kind[40], pname[80], ago[32];
@@ -216,8 +252,7 @@ static void top_run(FILE *out, json_object *o, struct top_db *db, int64_t now_ns
 		fprintf(out, ", %lld x %lld (threads x iodepth)",
 			(long long)top_int(o, "threads", 0), (long long)top_int(o, "iodepth", 0));
 	fputc('\n', out);
-	if (isfinite(prog) && prog >= 0 && prog <= 1)
-		fprintf(out, "  progress  %.1f%%\n", 100.0 * prog);
+	top_timing(out, o, prog);
 	if (last_ns > 0) {
 		if (now_ns >= last_ns)
 			parse_fmt_duration(ago, sizeof(ago), (uint64_t)(now_ns - last_ns));
@@ -234,6 +269,8 @@ static void top_run(FILE *out, json_object *o, struct top_db *db, int64_t now_ns
 	if (strcmp(kind, "precondition") || phase <= 0)
 		return;
 	fprintf(out, "  rounds    %lld", (long long)top_int(o, "rounds", 0));
+	if (top_int(o, "max_rounds", 0) > 0)
+		fprintf(out, " of max_rounds %lld", (long long)top_int(o, "max_rounds", 0));
 	if (top_bool(o, "steady"))
 		fprintf(out, ", steady since round %lld", (long long)top_int(o, "steady_round", 0));
 	else if (top_bool(o, "steady_lost"))
@@ -342,6 +379,9 @@ int cmd_top(struct cli *cli, int argc, char **argv)
 	if (optind != argc)
 		return cli_usage("top");
 
+	/* not on a terminal (a pipe, a log): one frame, no screen control */
+	if (!isatty(STDOUT_FILENO))
+		once = true;
 	r = top_frame(stdout, cli->socket_path, &db, !once, err, sizeof(err));
 	if (r || once) {
 		store_close(db.s);
@@ -378,7 +418,8 @@ const struct cli_cmd cli_cmd_top = {
 	"  data and slope excursions as a share of their limits (each at most 100%,\n"
 	"  under 100% for the fio criteria: the window passes).\n"
 	"  --interval D        redraw every D (default 2s); Ctrl-C ends\n"
-	"  --once              print once, without escape codes\n"
+	"  --once              print once, without escape codes (also when stdout is not\n"
+	"                      a terminal)\n"
 	"  Exit status: 0; 2 bad option; 4 plateaud unreachable.\n",
 	cmd_top,
 	CLI_FMT_NONE};

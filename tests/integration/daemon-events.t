@@ -141,10 +141,11 @@ is "$(pctl start "$W/a.plan" 2>&1)" "run 1 started" "run 1 starts"
 wait_for 20 "the textfile to show run 1 preconditioning with IOPS" prom_running 1
 ok $? "the textfile exists during the run and shows the precondition's IOPS"
 seen=$(cat "$W/prom.seen" 2>/dev/null)
-like "$seen" "plateau_iops\{run=\"1\",device=\"$f\",serial=\"$serial\"\} [1-9][0-9.e+]*" \
+# (more labels may follow: the phase, the direction)
+like "$seen" "plateau_iops\{run=\"1\",device=\"$f\",serial=\"$serial\"(,[^}]*)?\} [1-9][0-9.e+]*" \
 	"plateau_iops carries run, device and serial labels"
 like "$seen" "# TYPE plateau_iops gauge" "plateau_iops is typed a gauge"
-like "$seen" "plateau_run_info\{run=\"1\",name=\"events-a\",device=\"$f\",serial=\"$serial\",phase=\"precondition\",workload=\"4k-randwrite\"\} 1" \
+like "$seen" "plateau_run_info\{run=\"1\",name=\"events-a\",device=\"$f\",serial=\"$serial\",[^}]*\"precondition\",[^}]*workload=\"4k-randwrite\"[^}]*\} 1" \
 	"plateau_run_info names the run, the phase and the workload"
 badlines=$(grep -vE '^(# (HELP|TYPE) [a-z_][a-z0-9_]* .+|[a-z_][a-z0-9_]*\{[^}]*\} -?[0-9][0-9.e+-]*)$' "$W/prom.seen")
 is "$badlines" "" "every line is a comment or 'name{labels} value'"

@@ -6,13 +6,68 @@
  * expected ..., not '...'").
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
+#include "parse.h"
 #include "plan.h"
 #include "tap.h"
 
 #define S_NS 1000000000ULL
+
+/* the same JSON: numbers compared as numbers (20 and 20.0 are one value),
+ * keys in any order */
+static bool json_same(json_object *a, json_object *b)
+{
+	json_type ta = json_object_get_type(a), tb = json_object_get_type(b);
+	bool na = ta == json_type_int || ta == json_type_double;
+	bool nb = tb == json_type_int || tb == json_type_double;
+
+	if (na || nb)
+		return na && nb && json_object_get_double(a) == json_object_get_double(b);
+	if (ta != tb)
+		return false;
+	switch (ta) {
+	case json_type_object:
+		if (json_object_object_length(a) != json_object_object_length(b))
+			return false;
+		json_object_object_foreach(a, k, va)
+		{
+			json_object *vb;
+
+			if (!json_object_object_get_ex(b, k, &vb) || !json_same(va, vb))
+				return false;
+		}
+		return true;
+	case json_type_array:
+		if (json_object_array_length(a) != json_object_array_length(b))
+			return false;
+		for (size_t i = 0; i < json_object_array_length(a); i++)
+			if (!json_same(json_object_array_get_idx(a, i),
+				       json_object_array_get_idx(b, i)))
+				return false;
+		return true;
+	case json_type_string:
+		return !strcmp(json_object_get_string(a), json_object_get_string(b));
+	default:
+		return json_object_equal(a, b);
+	}
+}
+
+static void is_json(const char *got, const char *want, const char *name)
+{
+	json_object *g = got ? json_tokener_parse(got) : NULL, *w = json_tokener_parse(want);
+
+	if (!ok(g && w && json_same(g, w), "%s", name)) {
+		diag("     got: %s", got ? got : "(null)");
+		diag("expected: %s", want);
+	}
+	json_object_put(g);
+	json_object_put(w);
+}
 
 /* a check of a bug once reported and since fixed: it must stay fixed */
 static void fixed_bug(int pass, const char *bug, const char *name)
@@ -318,14 +373,14 @@ static void test_defaults(void)
 
 	/* the keys the steady-state judgement reads back (lib/verdict.c) */
 	json = plan_phase_json(&p, &p.phases[2]);
-	is_str(json,
-	       "{\"kind\":\"precondition\",\"workload\":{\"name\":\"4k-randwrite\",\"pattern\":"
-	       "\"random\",\"read_pct\":0.0,\"bssplit\":\"4k/100\"},\"load\":{\"name\":"
-	       "\"4k-randwrite\",\"pattern\":\"random\",\"read_pct\":0.0,\"bssplit\":\"4k/100\"},"
-	       "\"threads\":16,\"iodepth\":16,\"criterion\":\"snia\",\"window\":5,\"data_limit\":"
-	       "20.0,\"slope_limit\":10.0,\"limits_absolute\":false,\"max_rounds\":25,"
-	       "\"metrics\":[\"iops\"],\"max_duration_s\":0,\"after_steady\":\"stop\"}",
-	       "plan_phase_json of the default precondition");
+	is_json(json,
+		"{\"kind\":\"precondition\",\"workload\":{\"name\":\"4k-randwrite\",\"pattern\":"
+		"\"random\",\"read_pct\":0.0,\"bssplit\":\"4k/100\"},\"load\":{\"name\":"
+		"\"4k-randwrite\",\"pattern\":\"random\",\"read_pct\":0.0,\"bssplit\":\"4k/100\"},"
+		"\"threads\":16,\"iodepth\":16,\"criterion\":\"snia\",\"window\":5,\"data_limit\":"
+		"20.0,\"slope_limit\":10.0,\"limits_absolute\":false,\"max_rounds\":25,"
+		"\"metrics\":[\"iops\"],\"max_duration_s\":0,\"after_steady\":\"stop\"}",
+		"plan_phase_json of the default precondition");
 	free(json);
 	plan_free(&p);
 
@@ -494,7 +549,8 @@ static void test_errors(void)
 	      "job.plan:5: [erase] unknown field 'force' (expected method, verify, deadline)",
 	      "unknown field in [erase]");
 	fails(RUN "[fill]\nruntime = 1h\n",
-	      "job.plan:5: [fill] unknown field 'runtime' (expected passes, bs, iodepth, threads)",
+	      "job.plan:5: [fill] unknown field 'runtime' (expected passes, bs, iodepth, threads, "
+	      "expected_rate)",
 	      "unknown field in [fill]");
 	fails(PRE "points = 1x1\n",
 	      "job.plan:6: [precondition] unknown field 'points' (expected profile, rw, rwmix, "
@@ -797,6 +853,183 @@ static void test_alias_values(void)
 	plan_free(&p);
 }
 
+/* "[run]\ndevice = /dev/x\nname = e\ninterval = 1m\n" + @body */
+static int parse_body(const char *body, struct plan *p)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), "[run]\ndevice = /dev/x\nname = e\ninterval = 1m\n%s", body);
+	return parse(text, "e.plan", p);
+}
+
+static void test_estimate(void)
+{
+	struct plan_estimate_input in = {.capacity_bytes = 0, .erase_ns = PLAN_ESTIMATE_UNKNOWN};
+	struct plan_estimate e[8], t;
+	struct plan p;
+	json_object *o, *v;
+	char *json;
+
+	/* the issue's figure: an unknown erase bounded by its deadline (here
+	 * 2 h), a fill of 64 GiB at 128 MiB/s (8 min 32 s), a precondition of at
+	 * most 25 rounds of 1 min, two sweeps of 16 points x (5 s + 60 s) */
+	if (parse_body("serial = S\nfootprint = 64g\n"
+		       "[erase]\nmethod = zero\ndeadline = 2h\n"
+		       "[fill]\npasses = 1\nexpected_rate = 128m/s\n"
+		       "[precondition]\nprofile = 4k-randwrite\n"
+		       "[sweep]\npoints = 1x1 1x2 1x4 1x8 2x1 2x2 2x4 2x8 4x1 4x2 4x4 4x8 8x1 8x2 "
+		       "8x4 8x8\nramp = 5s\ntime = 60s\n"
+		       "[sweep]\nprofile = 4k-randread\npoints = 1x1 1x2 1x4 1x8 2x1 2x2 2x4 2x8 "
+		       "4x1 4x2 4x4 4x8 8x1 8x2 8x4 8x8\nramp = 5s\ntime = 60s\n",
+		       &p)) {
+		plan_free(&p);
+		return;
+	}
+	is_u64(p.phases[1].expected_rate_bps, 128ULL << 20, "[fill] expected_rate = 128m/s");
+	plan_estimate(&p, &in, e, &t);
+	is_int(e[0].basis, PLAN_EST_DEADLINE, "erase without a controller estimate: its deadline");
+	is_int(e[0].min_ns, PLAN_ESTIMATE_UNKNOWN, "  at least: unknown");
+	is_int(e[0].max_ns, 2 * 3600 * (int64_t)S_NS, "  at most the deadline, 2 h");
+	is_int(e[1].basis, PLAN_EST_FILL_PLAN, "fill: the plan's expected_rate");
+	is_u64(e[1].bytes, 64ULL << 30, "  64 GiB (the footprint)");
+	is_int(e[1].min_ns, 512 * (int64_t)S_NS, "  64 GiB at 128 MiB/s: 512 s");
+	is_int(e[1].max_ns, 512 * (int64_t)S_NS, "  at most the same");
+	is_int(e[2].min_ns, 5 * 60 * (int64_t)S_NS, "precondition: at least its window, 5 min");
+	is_int(e[2].max_ns, 25 * 60 * (int64_t)S_NS, "  at most max_rounds 25 x 1 min");
+	is_int(e[3].min_ns, 16 * 65 * (int64_t)S_NS, "sweep: exactly 16 x (5 s + 60 s)");
+	is_int(e[3].max_ns, e[3].min_ns, "  at most the same");
+	is_int(t.max_ns, (7200 + 512 + 1500 + 2 * 1040) * (int64_t)S_NS,
+	       "total at most: deadline + fill + max_rounds + sweeps (3 h 8 min 12 s)");
+	is_int(t.min_ns, (512 + 300 + 2 * 1040) * (int64_t)S_NS,
+	       "total at least: the known least of each phase");
+
+	/* a measured rate wins over the plan's; the controller's estimate wins
+	 * over the deadline */
+	in.fill_rate_bps = 256.0 * (1 << 20);
+	in.erase_ns = 90 * (int64_t)S_NS;
+	plan_estimate(&p, &in, e, &t);
+	is_int(e[1].basis, PLAN_EST_FILL_MEASURED, "a measured fill rate is used first");
+	is_int(e[1].min_ns, 256 * (int64_t)S_NS, "  64 GiB at 256 MiB/s: 256 s");
+	is_int(e[0].basis, PLAN_EST_CONTROLLER, "erase: the controller's estimate");
+	is_int(e[0].min_ns, 90 * (int64_t)S_NS, "  90 s");
+	is_int(e[0].max_ns, 90 * (int64_t)S_NS, "  at most the same");
+
+	/* the JSON: seconds that read back, null unknown */
+	o = plan_estimate_object(&p, e, &t);
+	json = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	o = json_tokener_parse(json);
+	ok(o && json_object_object_get_ex(o, "max_s", &v) &&
+		   json_object_is_type(v, json_type_int) &&
+		   json_object_get_int64(v) == 90 + 256 + 1500 + 2 * 1040,
+	   "estimate JSON: max_s %s, whole seconds as an integer", json);
+	v = json_object_array_get_idx(json_object_object_get(o, "phases"), 1);
+	ok(v && json_object_get_int64(json_object_object_get(v, "bytes")) == 64LL << 30 &&
+		   json_object_get_double(json_object_object_get(v, "rate_bps")) ==
+			   256.0 * (1 << 20) &&
+		   !strcmp(json_object_get_string(json_object_object_get(v, "basis")),
+			   "measured-rate"),
+	   "  the fill's bytes, rate and basis");
+	json_object_put(o);
+	free(json);
+	plan_free(&p);
+
+	/* nothing known: a fill of the whole drive, a run that stops at steady
+	 * state with no bound: unknown */
+	if (!parse_body("serial = S\n[fill]\n[precondition]\nprofile = 4k-randwrite\n"
+			"max_rounds = 0\n",
+			&p)) {
+		plan_estimate(&p, NULL, e, &t);
+		is_int(e[0].basis, PLAN_EST_UNKNOWN, "fill of the whole drive, no rate: unknown");
+		is_int(e[0].min_ns, PLAN_ESTIMATE_UNKNOWN, "  no least");
+		is_int(e[1].max_ns, PLAN_ESTIMATE_UNKNOWN,
+		       "precondition without max_rounds or max_duration: no bound");
+		is_int(t.max_ns, PLAN_ESTIMATE_UNKNOWN, "  nor has the run");
+		is_int(t.min_ns, 5 * 60 * (int64_t)S_NS, "  at least its window");
+	}
+	plan_free(&p);
+
+	/* a percentage of a known capacity; max_duration shorter than the
+	 * rounds; steady = none runs to its limit */
+	in = (struct plan_estimate_input){.capacity_bytes = 100ULL << 30,
+					  .erase_ns = PLAN_ESTIMATE_UNKNOWN};
+	if (!parse_body("serial = S\nfootprint = 25%\n[fill]\npasses = 2\nexpected_rate = 1g\n"
+			"[precondition]\nprofile = 4k-randwrite\nsteady = none\nmax_rounds = 100\n"
+			"max_duration = 30m\n[erase]\nmethod = none\n",
+			&p)) {
+		plan_estimate(&p, &in, e, &t);
+		is_u64(e[0].bytes, 50ULL << 30, "fill: 2 passes over 25 %% of 100 GiB");
+		is_int(e[0].min_ns, 50 * (int64_t)S_NS, "  at 1 GiB/s: 50 s");
+		is_int(e[1].max_ns, 30 * 60 * (int64_t)S_NS,
+		       "precondition: max_duration 30 min bounds 100 rounds of 1 min");
+		is_int(e[1].min_ns, e[1].max_ns, "  steady = none runs to its limit");
+		is_int(e[2].basis, PLAN_EST_NONE, "erase method none: nothing");
+		is_int(e[2].max_ns, 0, "  0 s");
+		is_int(t.min_ns, t.max_ns, "the run: exactly known");
+	}
+	plan_free(&p);
+
+	/* overflow: no wrap-around into a small figure */
+	if (!parse_body("[sweep]\nprofile = 4k-randread\npoints = 1x1 1x2\nramp = 0s\n"
+			"time = 60000d\n",
+			&p)) {
+		plan_estimate(&p, NULL, e, &t);
+		is_int(e[0].max_ns, PLAN_ESTIMATE_UNKNOWN,
+		       "a sweep past 2^63 ns: unknown, not wrapped");
+	}
+	plan_free(&p);
+}
+
+/* check --json and show: phase parameters exact (time = 1234567s printed
+ * 1.23457e+06 with %g) */
+static void test_exact_params(void)
+{
+	struct plan p;
+	char *json, buf[1024];
+
+	if (parse_body("[sweep]\nprofile = 4k-randread\npoints = 1x1\nramp = 1.5s\n"
+		       "time = 1234567s\n",
+		       &p)) {
+		plan_free(&p);
+		return;
+	}
+	json = plan_phase_json(&p, &p.phases[0]);
+	ok(json && strstr(json, "\"time_s\":1234567,") && strstr(json, "\"ramp_s\":1.5"),
+	   "sweep time 1234567 s and ramp 1.5 s exact in the phase JSON: %s", json);
+	free(json);
+	plan_phase_describe(&p, &p.phases[0], buf, sizeof(buf));
+	is_str(buf,
+	       "4k-randread (random, 100% reads, 4k/100), points 1x1, ramp 1.5s, time 342h56m07s "
+	       "per point",
+	       "the phase for people");
+	plan_free(&p);
+
+	if (parse_body("serial = S\n[erase]\nmethod = zero\ndeadline = 90.5s\n"
+		       "[precondition]\nprofile = 4k-randwrite\nmax_duration = 2.25s\n",
+		       &p)) {
+		plan_free(&p);
+		return;
+	}
+	json = plan_phase_json(&p, &p.phases[0]);
+	ok(json && strstr(json, "\"deadline_s\":90.5"), "deadline 90.5 s kept whole: %s", json);
+	free(json);
+	json = plan_phase_json(&p, &p.phases[1]);
+	ok(json && strstr(json, "\"max_duration_s\":2.25"), "max_duration 2.25 s kept whole");
+	free(json);
+	plan_phase_describe(&p, &p.phases[1], buf, sizeof(buf));
+	is_str(buf,
+	       "4k-randwrite (random, 0% reads, 4k/100), 16 x 16 (threads x iodepth), steady snia: "
+	       "window 5, data_limit 20%, slope_limit 10%, max_rounds 25, max_duration 2.2s, "
+	       "metrics iops, after steady stop",
+	       "a precondition for people");
+	plan_free(&p);
+
+	fails("[run]\ndevice = /dev/x\nserial = S\n[fill]\nexpected_rate = fast\n",
+	      "job.plan:5: [fill] expected_rate: expected a size per second ('500m/s', '2g'), not "
+	      "'fast'",
+	      "expected_rate that is not a rate");
+}
+
 int main(void)
 {
 	test_alias_values();
@@ -806,5 +1039,7 @@ int main(void)
 	test_write_variant();
 	test_steady_none();
 	test_errors();
+	test_estimate();
+	test_exact_params();
 	return done_testing();
 }
