@@ -1399,10 +1399,12 @@ int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, u
 			  int (*cb)(void *ctx, const struct sample *smp), void *ctx)
 {
 	struct store_row_hists *hists = NULL;
-	char sql[2048];
+	char sql[2048], what[64];
 	sqlite3_stmt *st;
 	int rc, ret;
 
+	/* rows named by phase and seq: "phase 3 sample 4" */
+	snprintf(what, sizeof(what), "phase %lld sample", (long long)phase_id);
 	snprintf(sql, sizeof(sql),
 		 "SELECT seq, partial, start_ns, end_ns, errors, %s%s, coalesce(point, 0), aborted "
 		 "FROM samples WHERE phase_id = ?1 AND seq >= ?2%s ORDER BY seq",
@@ -1427,13 +1429,13 @@ int store_samples_foreach(struct store *s, int64_t phase_id, int64_t from_seq, u
 		int64_t point = sqlite3_column_int64(st, ncol - 2);
 
 		if (point < 0 || point > INT32_MAX) {
-			ret = store_fail(s, -EBADMSG, "%s: sample %lld: point %lld", s->path,
+			ret = store_fail(s, -EBADMSG, "%s: %s %lld: point %lld", s->path, what,
 					 (long long)smp.seq, (long long)point);
 			break;
 		}
 		smp.point = (int)point;
 		smp.aborted = sqlite3_column_int(st, ncol - 1) != 0;
-		ret = store_sample_row(s, st, 2, &smp, hists, "sample", smp.seq);
+		ret = store_sample_row(s, st, 2, &smp, hists, what, smp.seq);
 		if (!ret)
 			ret = cb(ctx, &smp);
 		if (ret)
@@ -1450,10 +1452,11 @@ int store_points_foreach(struct store *s, int64_t phase_id, unsigned int flags,
 			 int (*cb)(void *ctx, const struct store_point *pt), void *ctx)
 {
 	struct store_row_hists *hists = NULL;
-	char sql[2048];
+	char sql[2048], what[64];
 	sqlite3_stmt *st;
 	int rc, ret;
 
+	snprintf(what, sizeof(what), "phase %lld point", (long long)phase_id);
 	snprintf(sql, sizeof(sql),
 		 "SELECT seq, threads, iodepth, start_ns, end_ns, errors, %s%s FROM points WHERE "
 		 "phase_id = ?1 ORDER BY seq",
@@ -1474,14 +1477,14 @@ int store_points_foreach(struct store *s, int64_t phase_id, unsigned int flags,
 		int64_t t = sqlite3_column_int64(st, 1), q = sqlite3_column_int64(st, 2);
 
 		if (t < 1 || q < 1 || t > 65536 || q > 65536) {
-			ret = store_fail(s, -EBADMSG, "%s: point %d: %lld threads x %lld depth",
-					 s->path, pt.seq, (long long)t, (long long)q);
+			ret = store_fail(s, -EBADMSG, "%s: %s %d: %lld threads x %lld depth",
+					 s->path, what, pt.seq, (long long)t, (long long)q);
 			break;
 		}
 		pt.threads = (unsigned int)t;
 		pt.iodepth = (unsigned int)q;
 		pt.smp.seq = pt.seq;
-		ret = store_sample_row(s, st, 3, &pt.smp, hists, "point", pt.seq);
+		ret = store_sample_row(s, st, 3, &pt.smp, hists, what, pt.seq);
 		if (!ret)
 			ret = cb(ctx, &pt);
 		if (ret)
@@ -1646,24 +1649,36 @@ int store_events_foreach(struct store *s, int64_t run_id, const char *kind, int6
 
 int store_quick_check(struct store *s)
 {
+	char what[256] = "";
+	size_t len = 0;
 	sqlite3_stmt *st;
-	int rc, ret = 0;
+	int rc, ret;
 
-	if ((ret = store_prepare(s, "PRAGMA quick_check", &st)))
-		return ret == -EBADMSG ? store_fail(s, ret, "%s: corrupt: %s", s->path,
-						    sqlite3_errmsg(s->db))
-				       : ret;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	if ((ret = store_prepare(s, "PRAGMA quick_check(4)", &st)))
+		return ret;
+	/* "ok", or up to 4 problems: one line of them, for one error line */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *t = (const char *)sqlite3_column_text(st, 0);
 
-		if (!t || strcmp(t, "ok"))
-			ret = store_fail(s, -EBADMSG, "%s: corrupt: %s", s->path, t ? t : "?");
-	} else {
-		ret = store_sqlfail(s, rc, "checking the file");
+		if (t && !strcmp(t, "ok"))
+			continue;
+		for (; t && *t && len + 3 < sizeof(what); t++)
+			what[len++] = *t == '\n' ? ' ' : *t;
+		if (len + 3 < sizeof(what)) {
+			what[len++] = ';';
+			what[len++] = ' ';
+		}
+		what[len] = '\0';
 	}
 	sqlite3_finalize(st);
-	return ret;
+	if (rc != SQLITE_DONE)
+		return store_fail(s, store_errno(rc) ? store_errno(rc) : -EIO, "%s: corrupt: %s",
+				  s->path, sqlite3_errstr(rc));
+	if (len) {
+		what[len - 2] = '\0';
+		return store_fail(s, -EBADMSG, "%s: corrupt: %s", s->path, what);
+	}
+	return 0;
 }
 
 struct store_copy_ctx {
