@@ -596,8 +596,10 @@ int rep_window_pcts(const struct rep_run *rr, size_t pi, size_t from, size_t to,
 		out->ios[d] = w.ios[d];
 		if (!w.ios[d])
 			continue;
-		out->mean_us[d] = w.mean_sum[d] / (double)w.ios[d] / 1000.0;
-		out->max_us[d] = (double)w.max_ns[d] / 1000.0;
+		/* exact from the histograms' sums, as `plateau latency` gives them */
+		out->mean_us[d] = out->from_hist ? hist_mean(h) / 1e3
+						 : w.mean_sum[d] / (double)w.ios[d] / 1e3;
+		out->max_us[d] = (double)w.max_ns[d] / 1e3;
 		for (int k = 0; k < SAMPLE_NPCT; k++)
 			out->pct_us[d][k] =
 				out->from_hist ? (double)hist_percentile(h, sample_pcts[k]) / 1000.0

@@ -443,6 +443,36 @@ has "$(cat "$F")" '— the loads differ: run 8 4×32, run 6 2×8, run 1 16×16</
 RDB=
 
 ###########################################################################
+diag "a window's latency from its histograms, and every curve value exact (tests/helpers/gendb)"
+
+GEN=$T/gen.db
+"$PLATEAU_BUILD/tests/helpers/gendb" "$GEN" 40 --host hostG >/dev/null || bail_out "gendb failed"
+RDB=$GEN report gen 1
+RDB=
+F=$T/gen.html
+data "$F" >"$T/gen.json"
+run --db "$GEN" latency 1 --window --json
+is "$RC" 0 "gen: plateau latency --window: exit 0"
+is "$(jq -c '.windows[0] | [.start, .end, .latency.source, .latency.all.ios, .latency.all.mean,
+	.latency.all.p50, .latency.all.p90, .latency.all.p99, .latency.all["p99.9"], .latency.all["p99.99"],
+	.latency.all.max]' "$T/gen.json")" \
+	"$(jq -c '.[0] | [.first_round, .last_round, "histograms", .ios, .lat_mean_us, .p50_us, .p90_us,
+	.p99_us, .["p99.9_us"], .["p99.99_us"], .lat_max_us]' "$T/out")" \
+	"gen: the window's percentiles are those of plateau latency --window (merged histograms)"
+# IOPS = I/Os / ((end - start) / 1e9), x = (end - phase start) / 60e9: computed
+# by jq from the stored integers as report-data.c does; equal only when the
+# page's numbers read back as the same doubles
+sqlite3 -json "$GEN" "SELECT s.a_ios, s.end_ns - s.start_ns AS dur_ns, s.end_ns - p.started_ns AS t_ns
+	FROM samples s JOIN phases p ON p.id = s.phase_id WHERE p.seq = 3 ORDER BY s.seq" >"$T/gen-db.json"
+is "$(jq -c --slurpfile db "$T/gen-db.json" '.groups[0].series[0].iops as $c |
+	[range($db[0] | length) as $i | $db[0][$i] as $r |
+	 ($c.y[$i] == $r.a_ios / ($r.dur_ns / 1e9) and $c.t[$i] == $r.t_ns / 60e9)] | [length, unique]' "$T/gen.json")" \
+	'[40,[true]]' "gen: all 40 IOPS values and their times read back exactly"
+is "$(jq -c '[.groups[0].series[0].iops.y[] | tostring | select(length > 7)] | length > 30' "$T/gen.json")" true \
+	"gen: with all their digits (noisy IOPS are not round)"
+has "$(cat "$F")" "percentiles of the rounds' merged histograms" "gen: the page says where the percentiles come from"
+
+###########################################################################
 diag "--metric: latency beyond p99, per direction"
 
 report metric 2 --metric read.p99.9,write.lat --metric p99.99
