@@ -29,8 +29,6 @@
 
 #include <linux/capability.h>
 
-#include <json-c/json.h>
-
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
 #endif
@@ -861,10 +859,9 @@ struct prom_phase {
 	int seq;
 	char kind[16];
 	char state[16];
-	int steady;	    /* -1 not judged, 0, 1 */
-	int64_t rounds_max; /* a precondition's max_rounds, 0: none */
-	int64_t next_seq;   /* the first seq not counted yet */
-	bool complete;	    /* ended and read to its end: nothing more comes */
+	int steady;	  /* -1 not judged, 0, 1 */
+	int64_t next_seq; /* the first seq not counted yet */
+	bool complete;	  /* ended and read to its end: nothing more comes */
 	bool have_full;
 	struct sample full; /* the last full sample (not partial, not aborted) */
 	/* the summary's count and sum, per direction: every stored sample's */
@@ -970,19 +967,6 @@ static bool prom_state_over(const char *state)
 	       !strcmp(state, "skipped");
 }
 
-/* a precondition's max_rounds, from its stored parameters (0: none) */
-static int64_t prom_rounds_max(const char *params)
-{
-	json_object *o = params ? json_tokener_parse(params) : NULL, *v;
-	int64_t n = 0;
-
-	if (o && json_object_object_get_ex(o, "max_rounds", &v) &&
-	    json_object_is_type(v, json_type_int))
-		n = json_object_get_int64(v);
-	json_object_put(o);
-	return n > 0 ? n : 0;
-}
-
 /* Read what run @pr stored since the last call.  Phases are read before
  * their samples, so a phase seen over has all its samples stored. */
 static int prom_refresh(struct prom_run *pr, bool ended)
@@ -1029,8 +1013,6 @@ static int prom_refresh(struct prom_run *pr, bool ended)
 			memset(p, 0, sizeof(*p));
 			p->id = ph[i].id;
 			p->next_seq = 1;
-			if (!strcmp(ph[i].kind, "precondition"))
-				p->rounds_max = prom_rounds_max(ph[i].params);
 		}
 		p->seq = ph[i].seq;
 		snprintf(p->kind, sizeof(p->kind), "%s", ph[i].kind);
@@ -1247,6 +1229,107 @@ static void prom_latency_summary(FILE *f, const struct prom_snap *snap, size_t n
 	}
 }
 
+/* the current phase of a run in progress, for a series of it */
+static bool prom_live_phase(FILE *f, const char *name, const struct prom_snap *s)
+{
+	if (s->ended_ns || !s->st.phase_seq)
+		return false;
+	prom_open(f, name, s);
+	prom_phase_labels(f, s->st.phase_seq, s->st.phase_kind);
+	return true;
+}
+
+/*
+ * Where the current phase is, as the runner last reported it (runner.h,
+ * struct runner_status).  Its times are Unix times, not durations: the end
+ * expected stays true between two rewrites of the file (a scrape computes
+ * the time left with time()), and so does the start.
+ */
+static void prom_timing(FILE *f, const struct prom_snap *snap, size_t n)
+{
+	static const char *const bounds[] = {"data", "slope"};
+
+	prom_head(f, "plateau_phase_start_timestamp_seconds", "gauge",
+		  "When the current phase first started (a resumed phase keeps its start).");
+	for (size_t i = 0; i < n; i++)
+		if (snap[i].st.phase_started_ns > 0 &&
+		    prom_live_phase(f, "plateau_phase_start_timestamp_seconds", &snap[i]))
+			prom_value(f, (double)snap[i].st.phase_started_ns / 1e9);
+	prom_head(f, "plateau_phase_eta_timestamp_seconds", "gauge",
+		  "When the current phase is expected to end (absent: unknown, as for a "
+		  "precondition that stops at steady state).");
+	for (size_t i = 0; i < n; i++)
+		if (snap[i].st.eta_ns >= 0 && snap[i].st.updated_ns > 0 &&
+		    prom_live_phase(f, "plateau_phase_eta_timestamp_seconds", &snap[i]))
+			prom_value(f, (double)(snap[i].st.updated_ns + snap[i].st.eta_ns) / 1e9);
+	prom_head(f, "plateau_phase_eta_max_timestamp_seconds", "gauge",
+		  "The latest the current phase can end (a precondition: at its max_rounds or "
+		  "max_duration; absent: unbounded or unknown).");
+	for (size_t i = 0; i < n; i++)
+		if (snap[i].st.eta_max_ns >= 0 && snap[i].st.updated_ns > 0 &&
+		    prom_live_phase(f, "plateau_phase_eta_max_timestamp_seconds", &snap[i]))
+			prom_value(f,
+				   (double)(snap[i].st.updated_ns + snap[i].st.eta_max_ns) / 1e9);
+	prom_head(f, "plateau_phase_progress_ratio", "gauge",
+		  "How far the current phase is, 0 to 1 (absent: unknown).");
+	for (size_t i = 0; i < n; i++)
+		if (snap[i].st.progress >= 0 &&
+		    prom_live_phase(f, "plateau_phase_progress_ratio", &snap[i]))
+			prom_value(f, snap[i].st.progress);
+	prom_head(f, "plateau_phase_rate_bytes_per_second", "gauge",
+		  "A fill's latest rate (the phases that sample have plateau_iops and "
+		  "plateau_bandwidth_bytes_per_second).");
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(snap[i].st.rate_unit, RUNNER_RATE_MBPS) && isfinite(snap[i].st.rate) &&
+		    prom_live_phase(f, "plateau_phase_rate_bytes_per_second", &snap[i]))
+			prom_value(f, snap[i].st.rate * 1e6);
+	prom_head(f, "plateau_phase_rounds_judged", "gauge",
+		  "Rounds of the current preconditioning phase the verdict has judged.");
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(snap[i].st.phase_kind, "precondition") &&
+		    prom_live_phase(f, "plateau_phase_rounds_judged", &snap[i]))
+			prom_int(f, snap[i].st.rounds_judged);
+	prom_head(f, "plateau_phase_rounds_max", "gauge",
+		  "The current preconditioning phase's max_rounds (absent: no limit).");
+	for (size_t i = 0; i < n; i++)
+		if (snap[i].st.max_rounds > 0 &&
+		    prom_live_phase(f, "plateau_phase_rounds_max", &snap[i]))
+			prom_int(f, snap[i].st.max_rounds);
+	prom_head(f, "plateau_window_excursion", "gauge",
+		  "The current window's excursion of the steady-state metric, in its unit "
+		  "(label bound: data, the spread; slope, the fitted slope's excursion).");
+	for (size_t i = 0; i < n; i++)
+		for (int b = 0; b < 2; b++) {
+			double v = b ? snap[i].st.slope_excursion : snap[i].st.data_excursion;
+
+			if (isnan(v) || !prom_live_phase(f, "plateau_window_excursion", &snap[i]))
+				continue;
+			fprintf(f, ",bound=\"%s\"", bounds[b]);
+			prom_value(f, v);
+		}
+	prom_head(f, "plateau_window_limit", "gauge",
+		  "The limit plateau_window_excursion must stay within for the window to pass, "
+		  "in the metric's unit (0: not judged by the criterion).");
+	for (size_t i = 0; i < n; i++)
+		for (int b = 0; b < 2; b++) {
+			double v = b ? snap[i].st.slope_limit : snap[i].st.data_limit;
+
+			if (isnan(v) || !prom_live_phase(f, "plateau_window_limit", &snap[i]))
+				continue;
+			fprintf(f, ",bound=\"%s\"", bounds[b]);
+			prom_value(f, v);
+		}
+	prom_head(f, "plateau_sweep_point", "gauge",
+		  "The load point a sweep is measuring (1-based; 0: between points).");
+	for (size_t i = 0; i < n; i++)
+		if (snap[i].st.npoints > 0 && prom_live_phase(f, "plateau_sweep_point", &snap[i]))
+			prom_int(f, snap[i].st.point);
+	prom_head(f, "plateau_sweep_points", "gauge", "The load points of the current sweep.");
+	for (size_t i = 0; i < n; i++)
+		if (snap[i].st.npoints > 0 && prom_live_phase(f, "plateau_sweep_points", &snap[i]))
+			prom_int(f, snap[i].st.npoints);
+}
+
 /* A counter of every run the database could be read for, per direction. */
 static void prom_counter(FILE *f, const struct prom_snap *snap, size_t n, const char *name,
 			 const char *help, size_t off)
@@ -1340,24 +1423,10 @@ static void prom_write(FILE *f, const struct prom_snap *snap, size_t n)
 		}
 	prom_head(f, "plateau_rounds", "gauge",
 		  "Rounds of the current phase so far (a sweep: load points measured).");
-	for (size_t i = 0; i < n; i++) {
-		if (snap[i].ended_ns || !snap[i].st.phase_seq)
-			continue;
-		prom_open(f, "plateau_rounds", &snap[i]);
-		prom_phase_labels(f, snap[i].st.phase_seq, snap[i].st.phase_kind);
-		prom_int(f, snap[i].st.rounds);
-	}
-	prom_head(f, "plateau_phase_rounds_max", "gauge",
-		  "The current preconditioning phase's max_rounds (absent: no limit).");
-	for (size_t i = 0; i < n; i++) {
-		const struct prom_phase *p = snap[i].cur;
-
-		if (!p || !p->rounds_max)
-			continue;
-		prom_open(f, "plateau_phase_rounds_max", &snap[i]);
-		prom_phase_labels(f, p->seq, p->kind);
-		prom_int(f, p->rounds_max);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (prom_live_phase(f, "plateau_rounds", &snap[i]))
+			prom_int(f, snap[i].st.rounds);
+	prom_timing(f, snap, n);
 	prom_sample_gauge(f, snap, n, "plateau_iops", PROM_IOPS,
 			  "I/Os per second in the current phase's last full sample.");
 	prom_sample_gauge(f, snap, n, "plateau_bandwidth_bytes_per_second", PROM_BYTES,

@@ -124,11 +124,11 @@ has "$(cat "$PROMDIR/federation.yml")" "honor_labels: true" \
 # --- the textfile of a real run ---
 
 if [ ! -x "$PLATEAUD" ] || [ ! -x "$PLATEAU" ]; then
-	skip 50 "no $PLATEAUD or $PLATEAU (build first)"
+	skip 64 "no $PLATEAUD or $PLATEAU (build first)"
 	done_testing
 fi
 command -v python3 >/dev/null || {
-	skip 50 "python3 is not installed"
+	skip 64 "python3 is not installed"
 	done_testing
 }
 
@@ -330,13 +330,32 @@ is "$(grep -c "^plateau_latency_[a-z_]*{$LABELS$P1,direction=\"read\"" "$T/snap1
 out=$(dbcheck "$T/snap1.prom")
 is "$out" "" "phase 1: every figure is the stored last full sample's, counters the stored sums"
 
+# where the phase is (runner_status): its start as stored, rounds judged of
+# max_rounds, the latest it can end; a precondition that stops at steady
+# state has no expected end until it is steady
+# same_double TEXT NS: TEXT reads back as the double NS / 1e9 exactly
+same_double() { python3 -c 'import sys; sys.exit(float(sys.argv[1]) != int(sys.argv[2]) / 1e9)' "$1" "$2"; }
+start1=$(sqlite3 "$T/p.db" "SELECT started_ns FROM phases WHERE run_id = 1 AND seq = 1;")
+v=$(value plateau_phase_start_timestamp_seconds "$T/snap1.prom" "$P1")
+same_double "$v" "$start1"
+ok $? "plateau_phase_start_timestamp_seconds is the stored start of phase 1 ($v, $start1 ns)"
+j=$(value plateau_phase_rounds_judged "$T/snap1.prom" "$P1")
+[ -n "$j" ] && [ "$j" -ge 3 ] && [ "$j" -le 6 ]
+ok $? "plateau_phase_rounds_judged: $j of 6"
+emax=$(value plateau_phase_eta_max_timestamp_seconds "$T/snap1.prom" "$P1")
+awk -v e="$emax" -v s="$v" 'BEGIN { exit !(e != "" && e > s) }'
+ok $? "plateau_phase_eta_max_timestamp_seconds after the phase's start ($emax)"
+is "$(value plateau_phase_eta_timestamp_seconds "$T/snap1.prom" "$P1")" "" \
+	"  and no expected end: it stops at steady state, whenever that is"
+
 # The rule "no sample for 3 intervals" compares the timestamp with time():
 # %.9g would print a Unix time as 1.79599656e+09, rounded to 10 s.
 ts=$(value plateau_last_sample_timestamp_seconds "$T/snap1.prom")
 like "$ts" '^[0-9]{10}(\.[0-9]+)?$' "plateau_last_sample_timestamp_seconds to the second at least ($ts)"
 
 # --- phase 2: reads and writes; the phase label follows ---
-snap snap2 plateau_rounds "$P2" 3
+# (a whole window of 5 rounds judged)
+snap snap2 plateau_rounds "$P2" 6
 ok $? "the textfile shows phase 2's rounds" || diag "$(cat "$PROM")"
 out=$(promtool check metrics <"$T/snap2.prom" 2>&1)
 ok $? "promtool check metrics: the textfile in phase 2" || diag "$out"
@@ -356,6 +375,24 @@ is "$(value plateau_phase_rounds_max "$T/snap2.prom" "$P2")" 300 "plateau_phase_
 for d in read write all; do
 	is "$(grep -c "^plateau_latency_seconds{$LABELS$P2,direction=\"$d\",quantile=" "$T/snap2.prom")" 5 \
 		"five $d quantiles in phase 2"
+done
+start2=$(sqlite3 "$T/p.db" "SELECT started_ns FROM phases WHERE run_id = 1 AND seq = 2;")
+v=$(value plateau_phase_start_timestamp_seconds "$T/snap2.prom" "$P2")
+same_double "$v" "$start2"
+ok $? "plateau_phase_start_timestamp_seconds is the stored start of phase 2"
+# after_steady = continue: it ends at max_rounds, 300 rounds of 200 ms
+j=$(value plateau_phase_rounds_judged "$T/snap2.prom" "$P2")
+eta=$(value plateau_phase_eta_timestamp_seconds "$T/snap2.prom" "$P2")
+emax=$(value plateau_phase_eta_max_timestamp_seconds "$T/snap2.prom" "$P2")
+ts=$(value plateau_last_sample_timestamp_seconds "$T/snap2.prom")
+is "$eta" "$emax" "phase 2 (after_steady = continue) ends at its bound"
+awk -v e="$eta" -v t="$ts" -v j="$j" 'BEGIN { d = e - t - (300 - j) * 0.2; exit !(e != "" && j >= 6 && d > -2 && d < 2) }'
+ok $? "  the rounds left after the last sample ($j of 300 judged): $eta, last sample $ts"
+for b in data slope; do
+	x=$(value plateau_window_excursion "$T/snap2.prom" "$P2,bound=\"$b\"")
+	l=$(value plateau_window_limit "$T/snap2.prom" "$P2,bound=\"$b\"")
+	awk -v x="$x" -v l="$l" 'BEGIN { exit !(x != "" && x >= 0 && l > 0) }'
+	ok $? "the window's $b excursion ($x) against its limit ($l)"
 done
 out=$(dbcheck "$T/snap2.prom")
 is "$out" "" "phase 2: every figure is the stored last full sample's, counters the stored sums"
@@ -397,8 +434,8 @@ is "$(value plateau_steady_not_reached "$T/snap3.prom" "$P1")" 1 \
 	"after the run: plateau_steady_not_reached kept for phase 1"
 end=$(value plateau_run_end_timestamp_seconds "$T/snap3.prom")
 like "$end" '^[0-9]{10}(\.[0-9]+)?$' "after the run: plateau_run_end_timestamp_seconds ($end)"
-is "$(grep -c "^plateau_\(iops\|bandwidth_bytes_per_second\|latency_[a-z_]*\|rounds\){$LABELS" "$T/snap3.prom")" 0 \
-	"after the run: no per-sample figure"
+is "$(grep -c "^plateau_\(iops\|bandwidth_bytes_per_second\|latency_[a-z_]*\|rounds\|phase_[a-z_]*\|window_[a-z_]*\|sweep_[a-z_]*\){$LABELS" "$T/snap3.prom")" 0 \
+	"after the run: no per-sample figure, no timing of a phase"
 # every I/O stored is counted, the last (partial) sample's too
 sums=$(sqlite3 "$T/p.db" "SELECT sum(r_ios), sum(w_ios), sum(r_bytes), sum(w_bytes), sum(errors)
 	FROM samples s JOIN phases p ON p.id = s.phase_id WHERE p.run_id = 1;")
