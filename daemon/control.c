@@ -328,7 +328,10 @@ static json_object *run_json(struct drun *r)
 	json_object_object_add(o, "steady_lost", json_object_new_boolean(st.steady_lost));
 	json_object_object_add(o, "threads", json_object_new_int((int)st.threads));
 	json_object_object_add(o, "iodepth", json_object_new_int((int)st.iodepth));
-	json_object_object_add(o, "interval_s", json_num((double)r->interval_ns / 1e9));
+	json_object_object_add(o, "interval_s",
+			       r->interval_ns % 1000000000LL
+				       ? json_num((double)r->interval_ns / 1e9)
+				       : json_object_new_int64(r->interval_ns / 1000000000LL));
 	/* the phase's timing: runner.h, struct runner_status */
 	json_object_object_add(o, "phase_started_ns",
 			       st.phase_started_ns ? json_object_new_int64(st.phase_started_ns)

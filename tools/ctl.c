@@ -795,9 +795,13 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 	json_object_object_add(doc, "device", json_object_new_string(plan.device));
 	json_object_object_add(doc, plan.ident_field[0] ? plan.ident_field : "serial",
 			       json_object_new_string(plan.ident));
+	/* whole seconds as an integer (parse_fmt_double() writes 60 as 6e+01) */
 	parse_fmt_double(interval, sizeof(interval), (double)plan.interval_ns / 1e9);
-	json_object_object_add(doc, "interval_s",
-			       json_object_new_double_s((double)plan.interval_ns / 1e9, interval));
+	json_object_object_add(
+		doc, "interval_s",
+		plan.interval_ns % 1000000000ULL
+			? json_object_new_double_s((double)plan.interval_ns / 1e9, interval)
+			: json_object_new_int64((int64_t)(plan.interval_ns / 1000000000ULL)));
 	json_object_object_add(doc, "writes", json_object_new_boolean(plan_writes(&plan)));
 	phases = json_object_new_array();
 	for (size_t i = 0; i < plan.nphases; i++)
