@@ -215,7 +215,7 @@ const struct cli_cmd cli_cmd_export = {
 	"copy ended runs to a file that plateau import reads",
 	"  -o, --output FILE   the export file (default: standard output, not a\n"
 	"                      terminal); written to a temporary file and renamed\n"
-	"RUN is a run number, HOST:N or a uuid (prefix); with several --db each RUN\n"
+	"\nRUN is a run number, HOST:N or a uuid (prefix); with several --db each RUN\n"
 	"is taken from the database that holds it.  Only ended runs (done, failed,\n"
 	"stopped) are exported: plateaud resumes the unfinished runs of its database.\n"
 	"The file is a plateau database of this plateau's schema holding only those\n"

@@ -257,7 +257,7 @@ const struct cli_cmd cli_cmd_runs = {
 	"                      failed stopped, or 'active' for every unfinished run\n"
 	"  --since/--until W   created at or after / before W: '2026-11-29',\n"
 	"                      '2026-11-29 13:00' (local time) or '24h', '7d' (ago)\n" FORMAT_HELP
-	"With several --db (or a directory), the runs of all of them, oldest first.\n"
+	"\nWith several --db (or a directory), the runs of all of them, oldest first.\n"
 	"STEADY is the verdict of the run's precondition phases: 'steady rN' (every\n"
 	"judged one reached steady state; N the round of the last), 'not steady', or\n"
 	"'-' (none judged yet).  The table shows HOST when the runs come from more\n"

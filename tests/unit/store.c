@@ -1555,6 +1555,80 @@ static void test_uuid_migrate(void)
 	}
 }
 
+/* store_run_find_uuid() and store_copy_runs(): the library's side of
+ * RUN by uuid and of export / import */
+static int count_cb(void *ctx, const struct store_run *r)
+{
+	(void)r;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static void test_copy(void)
+{
+	struct fixture src;
+	struct store *dst = NULL;
+	struct store_copied out[2];
+	struct store_run got;
+	struct sample smp = {.seq = 1, .start_ns = T0_NS, .end_ns = T0_NS + 60 * SEC_NS};
+	struct store_event ev = {.kind = "steady-reached", .message = "steady", .time_ns = T0_NS};
+	int64_t ids[4], two[2];
+	char err[512], hex[40];
+	int n = 0;
+
+	fixture_open(&src, "copy-src.db");
+	smp.st[SAMPLE_WRITE].ios = smp.st[SAMPLE_ALL].ios = 600;
+	if (store_sample_insert(src.s, src.pre.id, &smp))
+		bail_out("%s", store_errmsg(src.s));
+	ev.run_id = src.r.id;
+	ev.phase_id = src.pre.id;
+	if (store_event_insert(src.s, &ev))
+		bail_out("%s", store_errmsg(src.s));
+
+	/* by uuid: its first hex digits, dashes left out */
+	for (size_t i = 0, k = 0; src.r.uuid[i] && k < 12; i++)
+		if (src.r.uuid[i] != '-')
+			hex[k++] = src.r.uuid[i], hex[k] = '\0';
+	is_int(store_run_find_uuid(src.s, hex, ids, 4), 1, "find by 12 hex digits: one run");
+	is_int(ids[0], src.r.id, "  the run");
+	is_int(store_run_find_uuid(src.s, "ffffffffffff", ids, 4), 0, "an unknown prefix: none");
+	is_int(store_run_find_uuid(src.s, "not hex", ids, 4), -EINVAL, "not hex digits: -EINVAL");
+
+	if (store_open(path_of("copy-dst.db"), STORE_CREATE | STORE_SINGLE_FILE, &dst, err,
+		       sizeof(err)))
+		bail_out("%s", err);
+	is_int(store_copy_runs(dst, src.s, &src.r.id, 1, out), -EBUSY,
+	       "an unfinished run is not copied: -EBUSY");
+	ok(strstr(store_errmsg(dst), "still queued") != NULL, "  says why: %s", store_errmsg(dst));
+	store_run_set_state(src.s, src.r.id, "done", NULL, T0_NS + 3600 * SEC_NS);
+
+	two[0] = src.r.id;
+	two[1] = src.r.id + 100;
+	is_int(store_copy_runs(dst, src.s, two, 2, out), -ENOENT, "a missing second run: -ENOENT");
+	ok(strstr(store_errmsg(dst), "no run") != NULL, "  named: %s", store_errmsg(dst));
+	store_runs_foreach(dst, NULL, count_cb, &n);
+	is_int(n, 0, "  and the first is not kept (one transaction)");
+
+	is_int(store_copy_runs(dst, src.s, &src.r.id, 1, out), 0, "a done run is copied");
+	ok(!out[0].present, "  it was not there");
+	is_int((int64_t)(out[0].samples * 100 + out[0].events), 101, "  1 sample, 1 event");
+	is_int(store_run_get(dst, out[0].dst_id, &got), 0, "  reads back");
+	is_str(got.uuid, src.r.uuid, "  with its uuid");
+	is_str(got.host, "lab9", "  its host");
+	is_str(got.state, "done", "  its state");
+	is_int(got.ended_ns, T0_NS + 3600 * SEC_NS, "  its end");
+	is_str(got.drive.serial, "SN-0042", "  and its drive");
+	store_run_clear(&got);
+	is_int(store_copy_runs(dst, src.s, &src.r.id, 1, out), 0, "copied again");
+	ok(out[0].present && out[0].dst_id == 1, "  found there by its uuid, nothing added");
+	n = 0;
+	store_runs_foreach(dst, NULL, count_cb, &n);
+	is_int(n, 1, "  one run in the copy");
+	store_close(dst);
+	ok(access(path_of("copy-dst.db-wal"), F_OK) != 0, "a single-file copy leaves no -wal");
+	store_close(src.s);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "%s/plateau-store.XXXXXX",
@@ -1576,6 +1650,7 @@ int main(void)
 	test_requester();
 	test_requester_migrate();
 	test_uuid_migrate();
+	test_copy();
 	rm_tmpdir();
 	return done_testing();
 }
