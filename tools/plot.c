@@ -657,12 +657,382 @@ static void plot_verdict_line(FILE *out, int width, const struct plot_verdict *v
 	plot_wrap(out, width, "; ", parts, 2);
 }
 
+/* --- sweeps: the load points against their load --- */
+
+/* --x: the queue depth (a categorical axis, one position per depth), or a
+ * metric (a linear axis from 0) */
+#define SWEEP_X_QD (-1)
+/* plot's --x besides: the time (the samples of any phase), or not given */
+#define PLOT_X_TIME (-2)
+#define PLOT_X_DEFAULT (-3)
+
+struct sweep_pt {
+	int seq;
+	unsigned int threads, iodepth;
+	double x, y;
+};
+
+struct sweep_data {
+	struct sweep_pt *pts;
+	size_t n, cap;
+	int xm; /* SWEEP_X_QD or an enum sample_metric */
+	enum sample_metric ym;
+	int bad_seq; /* a point whose value is not a finite number >= 0 */
+};
+
+static int sweep_collect(void *ctx, const struct store_point *pt)
+{
+	struct sweep_data *d = ctx;
+	struct sweep_pt p = {
+		.seq = pt->seq,
+		.threads = pt->threads,
+		.iodepth = pt->iodepth,
+		.x = d->xm == SWEEP_X_QD ? (double)pt->iodepth
+					 : sample_metric(&pt->smp, (enum sample_metric)d->xm),
+		.y = sample_metric(&pt->smp, d->ym),
+	};
+
+	if (!isfinite(p.x) || p.x < 0 || !isfinite(p.y) || p.y < 0) {
+		d->bad_seq = pt->seq;
+		return -EBADMSG;
+	}
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 64;
+		struct sweep_pt *np = realloc(d->pts, cap * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		d->pts = np;
+		d->cap = cap;
+	}
+	d->pts[d->n++] = p;
+	return 0;
+}
+
+/* a line per thread count, its points in the order of their load */
+static int sweep_cmp(const void *a, const void *b)
+{
+	const struct sweep_pt *x = a, *y = b;
+
+	if (x->threads != y->threads)
+		return x->threads < y->threads ? -1 : 1;
+	if (x->iodepth != y->iodepth)
+		return x->iodepth < y->iodepth ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int sweep_cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The markers of the lines, in order of thread count; then they repeat. */
+/* (no "+", an ASCII axis tick; no letters that look like "o" or "x") */
+static const char sweep_markers[] = "*ox#@%&$=~ABCDEFGHIJKLMNPQRSTUVWYZ";
+#define SWEEP_NMARKERS ((int)sizeof(sweep_markers) - 1)
+static char sweep_marker_str[SWEEP_NMARKERS][2];
+
+/* Ticks of a linear axis from 0 to @hi: a 1-2-5 @step and the k/M/G
+ * @scale of its labels; at most about @target ticks, at least two. */
+static void sweep_ticks(double hi, int target, double *step, double *scale)
+{
+	if (target < 1)
+		target = 1;
+	for (*step = plot_nice(hi / target); floor(hi / *step * (1 + 1e-12)) < 1;)
+		*step = plot_nice_prev(*step);
+	*scale = hi >= 1e9 ? 1e9 : hi >= 1e6 ? 1e6 : hi >= 1e4 ? 1e3 : 1;
+}
+
+/* a tick label of a sweep's axis: plot_fmt_tick(), but 0 is "0", not "0k" */
+static void sweep_fmt_tick(char *buf, size_t len, double v, double step, double scale)
+{
+	if (v == 0)
+		snprintf(buf, len, "0");
+	else
+		plot_fmt_tick(buf, len, v, step, scale);
+}
+
+static int sweep_render(FILE *out, const struct plot_chart *ch, struct sweep_data *d,
+			const char *xunit)
+{
+	const char *vbar = ch->ascii ? "|" : "\u2502", *vtick = ch->ascii ? "+" : "\u2524";
+	const char *corner = ch->ascii ? "+" : "\u2514", *hbar = ch->ascii ? "-" : "\u2500";
+	const char *htick = ch->ascii ? "+" : "\u252c", *dot = ch->ascii ? "." : "\u00b7";
+	char ylab[PLOT_HEIGHT_MAX][40], buf[64];
+	double yhi = 0, xhi = 0, ystep, yscale, xstep = 1, xscale = 1;
+	unsigned int *qds = NULL;
+	size_t nqd = 0, nlines = 0;
+	int gutter = 0, x0, cols, rows = ch->height, r = CLI_OK, *col = NULL, *row = NULL;
+	const char **cell = NULL;
+	struct plot_line line = {0};
+	char **legend = NULL;
+
+	qsort(d->pts, d->n, sizeof(*d->pts), sweep_cmp);
+	for (int i = 0; i < SWEEP_NMARKERS; i++)
+		sweep_marker_str[i][0] = sweep_markers[i];
+	qds = malloc(d->n * sizeof(*qds));
+	col = malloc(d->n * sizeof(*col));
+	row = malloc(d->n * sizeof(*row));
+	legend = calloc(d->n, sizeof(*legend));
+	if (!qds || !col || !row || !legend) {
+		r = cli_error(CLI_USAGE, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		yhi = fmax(yhi, d->pts[i].y);
+		xhi = fmax(xhi, d->pts[i].x);
+		qds[i] = d->pts[i].iodepth;
+	}
+	/* the distinct queue depths, in order: the positions of a QD axis */
+	qsort(qds, d->n, sizeof(*qds), sweep_cmp_uint);
+	for (size_t i = 0; i < d->n; i++)
+		if (!nqd || qds[nqd - 1] != qds[i])
+			qds[nqd++] = qds[i];
+	/* both axes from 0: a sweep is read against the origin */
+	if (!(yhi > 0))
+		yhi = 1;
+	if (!(xhi > 0))
+		xhi = 1;
+
+	sweep_ticks(yhi, (int)(rows / 2.5), &ystep, &yscale);
+	memset(ylab, 0, sizeof(ylab));
+	for (int k = 0; k * ystep <= yhi * (1 + 1e-12); k++) {
+		int rr = rows - 1 - (int)lround(k * ystep / yhi * (rows - 1));
+
+		if (rr < 0 || rr >= rows || ylab[rr][0])
+			continue;
+		sweep_fmt_tick(ylab[rr], sizeof(ylab[rr]), k * ystep, ystep, yscale);
+		if ((int)strlen(ylab[rr]) > gutter)
+			gutter = (int)strlen(ylab[rr]);
+	}
+	x0 = gutter + 2;
+	cols = ch->width - x0;
+	if (d->xm == SWEEP_X_QD) {
+		/* the deepest queue's label and the unit after the last column */
+		snprintf(buf, sizeof(buf), "%u", qds[nqd - 1]);
+		cols -= (int)strlen(buf) + (int)strlen(xunit);
+	}
+	if (cols < PLOT_CHART_COLS_MIN) {
+		r = cli_error(CLI_USAGE, "--width %d leaves no room for the chart", ch->width);
+		goto out;
+	}
+	cell = calloc((size_t)rows * (size_t)cols, sizeof(*cell));
+	line.width = ch->width;
+	line.slot = calloc((size_t)ch->width, sizeof(*line.slot));
+	if (!cell || !line.slot) {
+		r = cli_error(CLI_USAGE, "out of memory");
+		goto out;
+	}
+
+	/* each point's cell */
+	for (size_t i = 0; i < d->n; i++) {
+		const struct sweep_pt *p = &d->pts[i];
+
+		if (d->xm == SWEEP_X_QD) {
+			size_t k = 0;
+
+			while (qds[k] != p->iodepth)
+				k++;
+			col[i] = nqd > 1 ? (int)lround((double)k / (double)(nqd - 1) * (cols - 1))
+					 : cols / 2;
+		} else {
+			col[i] = (int)lround(p->x / xhi * (cols - 1));
+		}
+		row[i] = rows - 1 - (int)lround(p->y / yhi * (rows - 1));
+	}
+	/* the lines between a thread count's points, then the markers over them */
+	for (size_t i = 1; i < d->n; i++) {
+		int dc = col[i] - col[i - 1], dr = row[i] - row[i - 1];
+		int steps = abs(dc) > abs(dr) ? abs(dc) : abs(dr);
+
+		if (d->pts[i].threads != d->pts[i - 1].threads)
+			continue;
+		for (int s = 1; s < steps; s++) {
+			int c = col[i - 1] + (int)lround((double)dc * s / steps);
+			int rr = row[i - 1] + (int)lround((double)dr * s / steps);
+
+			cell[rr * cols + c] = dot;
+		}
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		if (i && d->pts[i].threads != d->pts[i - 1].threads)
+			nlines++;
+		cell[row[i] * cols + col[i]] = sweep_marker_str[nlines % SWEEP_NMARKERS];
+		if (!i || d->pts[i].threads != d->pts[i - 1].threads) {
+			if (asprintf(&legend[nlines], "%s%c %u thread%s", nlines ? "" : "lines: ",
+				     sweep_markers[nlines % SWEEP_NMARKERS], d->pts[i].threads,
+				     d->pts[i].threads == 1 ? "" : "s") < 0) {
+				legend[nlines] = NULL;
+				r = cli_error(CLI_USAGE, "out of memory");
+				goto out;
+			}
+		}
+	}
+	nlines++;
+
+	/* the unit over the y labels, then the rows */
+	line_clear(&line);
+	line_text(&line, gutter > (int)strlen(ch->unit) ? gutter - (int)strlen(ch->unit) : 0,
+		  ch->unit);
+	line_emit(out, &line);
+	for (int rr = 0; rr < rows; rr++) {
+		line_clear(&line);
+		line_text(&line, gutter - (int)strlen(ylab[rr]), ylab[rr]);
+		line_put(&line, x0 - 1, ylab[rr][0] ? vtick : vbar);
+		for (int c = 0; c < cols; c++)
+			if (cell[rr * cols + c])
+				line_put(&line, x0 + c, cell[rr * cols + c]);
+		line_emit(out, &line);
+	}
+
+	/* the x axis: a tick and a label per queue depth, or at 1-2-5 steps
+	 * of the metric; labels that would overlap are left out, the unit
+	 * follows the last one */
+	{
+		size_t nticks;
+		int last_end = -1;
+
+		if (d->xm != SWEEP_X_QD) {
+			/* labels at least four blanks apart */
+			for (sweep_ticks(xhi, cols / 8, &xstep, &xscale);;
+			     xstep = plot_nice_next(xstep)) {
+				int wmax = 0;
+
+				for (int k = 0; k * xstep <= xhi * (1 + 1e-12); k++) {
+					sweep_fmt_tick(buf, sizeof(buf), k * xstep, xstep, xscale);
+					wmax = (int)strlen(buf) > wmax ? (int)strlen(buf) : wmax;
+				}
+				if (xstep / xhi * (cols - 1) >= wmax + 4 || xstep >= xhi)
+					break;
+			}
+			if (xstep > xhi) /* one step past the data: 0 alone */
+				xstep = xhi;
+		}
+		nticks = d->xm == SWEEP_X_QD ? nqd : (size_t)floor(xhi / xstep * (1 + 1e-12)) + 1;
+		line_clear(&line);
+		line_put(&line, x0 - 1, corner);
+		for (int c = 0; c < cols; c++)
+			line_put(&line, x0 + c, hbar);
+		for (size_t k = 0; k < nticks; k++) {
+			int c = d->xm == SWEEP_X_QD
+					? (nqd > 1 ? (int)lround((double)k / (double)(nqd - 1) *
+								 (cols - 1))
+						   : cols / 2)
+					: (int)lround(k * xstep / xhi * (cols - 1));
+
+			line_put(&line, x0 + c, htick);
+		}
+		line_emit(out, &line);
+		line_clear(&line);
+		for (size_t k = 0; k < nticks; k++) {
+			int c;
+
+			if (d->xm == SWEEP_X_QD) {
+				c = nqd > 1 ? (int)lround((double)k / (double)(nqd - 1) *
+							  (cols - 1))
+					    : cols / 2;
+				snprintf(buf, sizeof(buf), "%u", qds[k]);
+			} else {
+				c = (int)lround(k * xstep / xhi * (cols - 1));
+				sweep_fmt_tick(buf, sizeof(buf), k * xstep, xstep, xscale);
+			}
+			if (x0 + c + (int)strlen(buf) + 1 + (int)strlen(xunit) > ch->width)
+				break;
+			if (last_end >= 0 && x0 + c <= last_end)
+				continue;
+			last_end = line_text(&line, x0 + c, buf);
+		}
+		if (last_end < 0)
+			last_end = x0 - 1;
+		line_text(&line, last_end + 1, xunit);
+		line_emit(out, &line);
+	}
+
+	/* the legend: a marker per thread count */
+	plot_wrap(out, ch->width, ", ", (const char *const *)legend, nlines);
+out:
+	for (size_t i = 0; legend && i < d->n; i++)
+		free(legend[i]);
+	free(legend);
+	free(cell);
+	free(line.slot);
+	free(qds);
+	free(col);
+	free(row);
+	return r;
+}
+
+/* The load points of sweep phase @ph->p against their load. */
+static int plot_sweep(struct cli_phase *ph, struct plot_chart *ch, int xm, int ym)
+{
+	struct sweep_data d = {.xm = xm};
+	char t_run[192], t_phase[192], t_metric[160], c1[128], c2[16], c3[64];
+	const char *parts[3], *xunit;
+	int r;
+
+	/* demand intensity (against a metric) is read as latency; against
+	 * the queue depth, throughput */
+	d.ym = ym >= 0		  ? (enum sample_metric)ym
+	       : xm == SWEEP_X_QD ? SAMPLE_METRIC_IOPS
+				  : SAMPLE_METRIC_LAT;
+	r = store_points_foreach(ph->s, ph->p->id, 0, sweep_collect, &d);
+	if (r == -EBADMSG && d.bad_seq) {
+		r = cli_error(CLI_USAGE, "run %lld phase %d load point %d: %s is not a number >= 0",
+			      (long long)ph->run.id, ph->p->seq, d.bad_seq,
+			      sample_metric_name(d.bad_seq && d.xm != SWEEP_X_QD
+							 ? (enum sample_metric)d.xm
+							 : d.ym));
+		goto out;
+	}
+	if (r) {
+		r = cli_error(CLI_USAGE, "%s",
+			      r == -ENOMEM ? "out of memory" : store_errmsg(ph->s));
+		goto out;
+	}
+	if (!d.n) {
+		r = cli_error(CLI_NOTFOUND,
+			      "run %lld phase %d (sweep) has no load point measured yet",
+			      (long long)ph->run.id, ph->p->seq);
+		goto out;
+	}
+	snprintf(t_run, sizeof(t_run), "run %lld%s%s", (long long)ph->run.id,
+		 *ph->run.name ? " " : "", plot_clean(c1, sizeof(c1), ph->run.name));
+	snprintf(t_phase, sizeof(t_phase), "phase %d %s%s%s", ph->p->seq,
+		 plot_clean(c2, sizeof(c2), ph->p->kind), *ph->p->name ? " " : "",
+		 plot_clean(c3, sizeof(c3), ph->p->name));
+	if (xm == SWEEP_X_QD)
+		snprintf(t_metric, sizeof(t_metric),
+			 "%s (%s) against queue depth, %zu load point%s", sample_metric_name(d.ym),
+			 sample_metric_unit(d.ym), d.n, d.n == 1 ? "" : "s");
+	else
+		snprintf(t_metric, sizeof(t_metric), "%s (%s) against %s (%s), %zu load point%s",
+			 sample_metric_name(d.ym), sample_metric_unit(d.ym),
+			 sample_metric_name((enum sample_metric)xm),
+			 sample_metric_unit((enum sample_metric)xm), d.n, d.n == 1 ? "" : "s");
+	parts[0] = t_run;
+	parts[1] = t_phase;
+	parts[2] = t_metric;
+	plot_wrap(stdout, ch->width, ", ", parts, 3);
+	ch->unit = sample_metric_unit(d.ym);
+	xunit = xm == SWEEP_X_QD ? "QD" : sample_metric_unit((enum sample_metric)xm);
+	r = sweep_render(stdout, ch, &d, xunit);
+out:
+	free(d.pts);
+	return r;
+}
+
 int cmd_plot(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"phase", required_argument, NULL, 'p'}, {"metric", required_argument, NULL, 'm'},
-		{"width", required_argument, NULL, 'w'}, {"height", required_argument, NULL, 'h'},
-		{"ascii", no_argument, NULL, 'a'},	 {NULL, 0, NULL, 0},
+		{"phase", required_argument, NULL, 'p'},
+		{"metric", required_argument, NULL, 'm'},
+		{"width", required_argument, NULL, 'w'},
+		{"height", required_argument, NULL, 'h'},
+		{"ascii", no_argument, NULL, 'a'},
+		{"x", required_argument, NULL, 'x'},
+		{NULL, 0, NULL, 0},
 	};
 	struct plot_chart ch = {.height = PLOT_HEIGHT_DEFAULT};
 	struct plot_data d = {.metric = SAMPLE_METRIC_IOPS};
@@ -675,7 +1045,7 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 	const char *parts[3];
 	int64_t run_id, count;
 	struct store *s;
-	int opt, r, m;
+	int opt, r, m, xm = PLOT_X_DEFAULT, ym = -1;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -694,6 +1064,17 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 					"--metric: unknown metric '%s' (expected one of %s)",
 					optarg, sample_metric_names());
 			d.metric = (enum sample_metric)m;
+			ym = m;
+			break;
+		case 'x':
+			xm = !strcmp(optarg, "time") ? PLOT_X_TIME
+			     : !strcmp(optarg, "qd") ? SWEEP_X_QD
+						     : sample_metric_parse(optarg);
+			if (xm == -EINVAL)
+				return cli_error(
+					CLI_USAGE,
+					"--x: expected time, qd or a metric (%s), not '%s'",
+					sample_metric_names(), optarg);
 			break;
 		case 'w':
 		case 'h':
@@ -725,6 +1106,20 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 		return r;
 	s = ph.s;
 	p = ph.p;
+	/* a sweep is drawn against its load unless --x time asks for its
+	 * samples over time; anything else only over time */
+	if (!strcmp(p->kind, "sweep") && xm != PLOT_X_TIME) {
+		r = plot_sweep(&ph, &ch, xm == PLOT_X_DEFAULT ? SWEEP_X_QD : xm, ym);
+		goto out;
+	}
+	if (xm != PLOT_X_DEFAULT && xm != PLOT_X_TIME) {
+		r = cli_error(CLI_USAGE,
+			      "--x %s: run %lld phase %d is a %s phase; only a sweep's load "
+			      "points are drawn against their load",
+			      xm == SWEEP_X_QD ? "qd" : sample_metric_name((enum sample_metric)xm),
+			      (long long)run_id, p->seq, p->kind);
+		goto out;
+	}
 	count = store_sample_count(s, p->id);
 	if (count < 0) {
 		r = cli_error(CLI_USAGE, "%s", store_errmsg(s));
@@ -733,8 +1128,9 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 	if (!count) {
 		r = cli_error(CLI_NOTFOUND, "run %lld phase %d (%s) has no samples%s",
 			      (long long)run_id, p->seq, p->kind,
-			      !strcmp(p->kind, "sweep") ? ": its load points are in `plateau show`"
-							: "");
+			      !strcmp(p->kind, "sweep")
+				      ? " (its load points: plateau plot without --x time)"
+				      : "");
 		goto out;
 	}
 	if (!strcmp(p->kind, "precondition")) {

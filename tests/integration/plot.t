@@ -218,12 +218,84 @@ run --db "$T/partial.db" samples 1 --csv
 is "$(tail -n 1 <<<"$OUT" | awk -F, '{ print $1, $NF }')" "13 true" \
 	"the partial sample is still stored and listed by plateau samples"
 
+# --- plot: every stored figure is a metric ---
+
+# write.p99.9 of the fixture's write-only phase is its all-I/O p99.9, and
+# read.* of it is 0 (no reads), drawn flat at 0..1
+run --db "$DB" plot 1 --metric p99.9 --width 72 --height 8
+all=$(sed -n '3,$p' <<<"$OUT")
+run --db "$DB" plot 1 --metric write.p99.9 --width 72 --height 8
+is "$RC" 0 "plot --metric write.p99.9: exit 0"
+has "$OUT" "write.p99.9 (us), 12 samples" "plot --metric write.p99.9: named in the title"
+is "$(sed -n '3,$p' <<<"$OUT")" "$all" "plot --metric write.p99.9: the chart of p99.9 (every I/O a write)"
+run --db "$DB" plot 1 --metric read.iops --width 72 --height 8
+is "$RC" 0 "plot --metric read.iops: exit 0"
+like "$OUT" $'\n''  1 ┤ [^'$'\n'']*'$'\n''(.*'$'\n''){6}  0 ┤ +⢀⣀+' "plot --metric read.iops: no reads, a flat line at 0 on a 0..1 axis"
+
+# --- plot: sweeps, the points against their load ---
+
+# The fixture's sweep (2x2 4x8 16x16): three thread counts, a point each.
+golden plot-1-sweep.txt 72 1 --phase 4 --height 8
+# A 2x2 thread x queue sweep (phase 5, added here): 1x1 10000 IOPS, 1x4
+# 40000, 2x1 20000, 2x4 60000; mean latency 100 us but 133.3 at 2x4.
+GRID=$T/grid.db
+cp "$DB" "$GRID"
+sqlite3 -bail "$GRID" "
+	INSERT INTO phases VALUES (7, 1, 5, 'sweep', '4k-randwrite',
+	    '{\"profile\":\"4k-randwrite\",\"points\":[\"1x1\",\"1x4\",\"2x1\",\"2x4\"]}', 'done',
+	    1796002721000000000, 1796003001000000000, 0, 0, 4, NULL, NULL, NULL);
+	CREATE TEMP TABLE t AS SELECT * FROM points WHERE phase_id = 4 AND seq = 1;
+	UPDATE t SET phase_id = 7, seq = 1, threads = 1, iodepth = 1, w_ios = 600000, a_ios = 600000,
+	    w_bytes = 2457600000, a_bytes = 2457600000, w_lat_mean_ns = 100000, a_lat_mean_ns = 100000;
+	INSERT INTO points SELECT * FROM t;
+	UPDATE t SET seq = 2, iodepth = 4, w_ios = 2400000, a_ios = 2400000, w_bytes = 9830400000,
+	    a_bytes = 9830400000;
+	INSERT INTO points SELECT * FROM t;
+	UPDATE t SET seq = 3, threads = 2, iodepth = 1, w_ios = 1200000, a_ios = 1200000,
+	    w_bytes = 4915200000, a_bytes = 4915200000;
+	INSERT INTO points SELECT * FROM t;
+	UPDATE t SET seq = 4, iodepth = 4, w_ios = 3600000, a_ios = 3600000, w_bytes = 14745600000,
+	    a_bytes = 14745600000, w_lat_mean_ns = 133333.33, a_lat_mean_ns = 133333.33;
+	INSERT INTO points SELECT * FROM t;" || bail_out "adding a 2x2 sweep failed"
+DB=$GRID golden plot-grid-qd.txt 72 1 --phase 5 --height 12
+DB=$GRID golden plot-grid-qd-ascii.txt 60 1 --phase 5 --height 8 --ascii
+DB=$GRID golden plot-grid-iops.txt 72 1 --phase 5 --height 10 --x iops
+DB=$GRID golden plot-grid-bw.txt 60 1 --phase 5 --height 8 --metric bw --ascii
+
+run --db "$GRID" plot 1 --phase 5 --width 72 --height 12
+has "$OUT" "phase 5 sweep 4k-randwrite," "sweep plot: the title names the phase"
+has "$OUT" "iops (IOPS) against queue depth, 4 load points" "sweep plot: IOPS against queue depth by default"
+is "$(tail -n 1 <<<"$OUT")" "lines: * 1 thread, o 2 threads" \
+	"sweep plot: the legend names both thread counts and their markers"
+chart=$(sed -n '4,15p' <<<"$OUT" | cut -c6-)
+is "$(tr -cd '*' <<<"$chart" | wc -c) $(tr -cd 'o' <<<"$chart" | wc -c)" "2 2" \
+	"sweep plot: two lines, a marker at each of their two points"
+is "$(grep -c '·' <<<"$chart")" 10 "sweep plot: each line joins its points (dots on 10 rows)"
+like "$(sed -n 16,17p <<<"$OUT")" '^ +└┬(─)+┬'$'\n'' +1 +4 QD$' \
+	"sweep plot: queue depths 1 and 4 under the axis, at its ends"
+# the markers' heights: 1x1 (10k) lowest, 2x4 (60k) on the top row
+is "$(grep -n '\*' <<<"$chart" | tail -n 1 | cut -d: -f1) $(grep -n 'o' <<<"$chart" | head -n 1 | cut -d: -f1)" \
+	"10 1" "sweep plot: 1x1 near the bottom, 2x4 on the top row"
+like "$(sed -n 4p <<<"$OUT")" '^60k ┤ +(·)+o$' "sweep plot: 2x4's 60k IOPS at the top right"
+
+run --db "$GRID" plot 1 --phase 5 --width 72 --height 10 --x iops
+has "$OUT" "lat (us) against iops (IOPS), 4 load points" "demand intensity: latency against IOPS"
+is "$(tail -n 1 <<<"$OUT")" "lines: * 1 thread, o 2 threads" "demand intensity: the same legend"
+like "$OUT" $'\n'' +0 +10k +20k .*IOPS'$'\n' "demand intensity: IOPS from 0 along the x axis"
+run --db "$GRID" plot 1 --phase 5 --width 72 --height 10 --x iops --metric p99
+has "$OUT" "p99 (us) against iops (IOPS)" "demand intensity with --metric p99"
+run --db "$GRID" plot 1 --phase 5 --width 72 --height 8 --metric bw
+has "$OUT" "bw (MB/s) against queue depth" "sweep plot --metric bw: MB/s against queue depth"
+run --db "$GRID" plot 1 --phase 5 --x time
+is "$RC" 3 "sweep plot --x time: the samples over time (none in the fixture): exit 3"
+has "$ERR" "no samples (its load points: plateau plot without --x time)" "sweep plot --x time: says where the points are"
+
 # --- plot: exit codes ---
 
 expect_fail 3 "no run 9" --db "$DB" plot 9
 expect_fail 3 "no samples" --db "$DB" plot 4
 expect_fail 3 "no samples" --db "$DB" plot 1 --phase 2
-expect_fail 3 "no samples" --db "$DB" plot 1 --phase 4
+expect_fail 3 "no samples" --db "$DB" plot 1 --phase 4 --x time
 expect_fail 3 "no phase 9" --db "$DB" plot 1 --phase 9
 expect_fail 3 "$T/none.db" --db "$T/none.db" plot 1
 expect_fail 2 "unknown metric 'iopz'" --db "$DB" plot 1 --metric iopz
@@ -234,6 +306,11 @@ expect_fail 2 "--phase" --db "$DB" plot 1 --phase x
 expect_fail 2 "usage" --db "$DB" plot
 expect_fail 2 "usage" --db "$DB" plot 1 2
 expect_fail 2 "run number" --db "$DB" plot x
+expect_fail 2 "--x: expected time, qd or a metric" --db "$DB" plot 1 --x depth
+expect_fail 2 "only a sweep's load points are drawn against their load" --db "$DB" plot 1 --x qd
+expect_fail 2 "only a sweep's load points are drawn against their load" --db "$DB" plot 1 --phase 3 --x iops
+expect_fail 2 "unknown metric 'read.p99.5'" --db "$DB" plot 1 --metric read.p99.5
+expect_fail 2 "--x: expected" --db "$DB" plot 1 --phase 4 --x write.p42
 
 # --- top ---
 
