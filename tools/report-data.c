@@ -520,6 +520,7 @@ json_object *rep_series(struct rep *R, size_t ri, size_t pi, size_t *per_bucket)
 
 struct rep_pct_walk {
 	size_t from, to, full;
+	int64_t from_seq;
 	bool no_hist;
 	struct hist *h[2];
 	/* without histograms: sums over the rounds */
@@ -528,15 +529,29 @@ struct rep_pct_walk {
 	uint64_t ios[SAMPLE_NDIRS], max_ns[SAMPLE_NDIRS];
 };
 
+/* rep_pct_walk's callbacks stop the walk with this (not an error) */
+#define REP_WALK_DONE 1
+
+/* the first pass: the seq of round @from (rounds count full samples, as the
+ * verdict does), so that only the window's histograms are decoded */
+static int rep_pct_find(void *ctx, const struct sample *smp)
+{
+	struct rep_pct_walk *w = ctx;
+
+	if (smp->partial || ++w->full < w->from)
+		return 0;
+	w->from_seq = smp->seq;
+	return REP_WALK_DONE;
+}
+
 static int rep_pct_sample(void *ctx, const struct sample *smp)
 {
 	struct rep_pct_walk *w = ctx;
 
-	/* rounds count full samples, as the verdict does */
 	if (smp->partial)
 		return 0;
-	if (++w->full < w->from || w->full > w->to)
-		return 0;
+	if (++w->full > w->to)
+		return REP_WALK_DONE;
 	for (int d = 0; d < SAMPLE_NDIRS; d++) {
 		const struct sample_stats *st = &smp->st[d];
 
@@ -582,8 +597,13 @@ int rep_window_pcts(const struct rep_run *rr, size_t pi, size_t from, size_t to,
 	hist_init(w.h[0]);
 	hist_init(w.h[1]);
 	hist_init(all);
-	if (store_samples_foreach(rr->s, rr->phases[pi].id, 1, STORE_WITH_HISTS, rep_pct_sample,
-				  &w)) {
+	r = store_samples_foreach(rr->s, rr->phases[pi].id, 1, 0, rep_pct_find, &w);
+	if (r == REP_WALK_DONE) {
+		w.full = w.from - 1;
+		r = store_samples_foreach(rr->s, rr->phases[pi].id, w.from_seq, STORE_WITH_HISTS,
+					  rep_pct_sample, &w);
+	}
+	if (r < 0) {
 		r = cli_error(CLI_USAGE, "%s", store_errmsg(rr->s));
 		goto out;
 	}

@@ -475,13 +475,15 @@ has "$(cat "$F")" "percentiles of the rounds' merged histograms" "gen: the page 
 ###########################################################################
 diag "--metric: latency beyond p99, per direction"
 
-report metric 2 --metric read.p99.9,write.lat --metric p99.99
+report metric 2 --metric read.p99.9,write.lat --metric p99.99,lat-max,read.iops,p99.99
 F=$T/metric.html
-is "$(jqd "$F" '[.curves[].key]')" '["iops","lat","lat_max","lat_stddev","read.p99.9","write.lat","p99.99"]' \
-	"metric: the default four and the three asked for"
+is "$(jqd "$F" '[.curves[] | [.key, .lat]]')" \
+	'[["iops",false],["lat",true],["lat_max",true],["lat_stddev",true],["read.p99.9",true],["write.lat",true],["p99.99",true],["read.iops",false]]' \
+	"metric: the default four and the four asked for (a default or a repeat drawn once)"
 is "$(jqd "$F" '.groups[0].series[0] | [.["read.p99.9"].y[0], .["write.lat"].y[0], .["p99.99"].y[0]]')" '[960,300,1548]' \
 	"metric: their values (round 1: read p99.9, write mean, p99.99 in us)"
-is "$(jqd "$F" .charts)" 8 "metric: 8 charts (7 over time, 1 window)"
+is "$(jqd "$F" .charts)" 9 "metric: 9 charts (8 over time, 1 window)"
+is "$(jqd "$F" '.groups[0].series[0]["read.iops"].y[0]')" 63000 "metric: reads per second (3780000 in 60 s)"
 has "$(cat "$F")" '99.9th percentile latency of reads (read.p99.9)' "metric: the chart's caption"
 # run 2's window is rounds 8-12: reads 2016000 + ... + 1008000, p50 316.8 ... 374.4 us
 is "$(jqd "$F" '.windows[0].latency | [.source, .read.ios, .read.p50, .write.p99, .all.p99]')" \
@@ -532,7 +534,7 @@ is "$RC:$ERR" "2:plateau: runs hostA:1 and lab:1 are the same run (global id aaa
 # The browser
 
 CHROMIUM=${PLATEAU_CHROMIUM-$(command -v chromium || command -v chromium-browser || true)}
-BROWSER_TESTS=64
+BROWSER_TESTS=72
 if [ -z "$CHROMIUM" ]; then
 	if [ "${PLATEAU_BROWSER_REQUIRED:-}" = 1 ]; then
 		fail "chromium is required (PLATEAU_BROWSER_REQUIRED=1): apt-get install -y chromium"
@@ -611,6 +613,7 @@ check nosweep 2000
 check never 2400
 check evil 2400
 check sweep 2400
+check metric 2400
 check threedb 3000
 is "$(grep -c '<b id="evil">' "$T/dom")" 0 "evil: no element injected into the DOM"
 
