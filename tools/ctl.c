@@ -230,7 +230,7 @@ static char *ctl_fmt_rounds(char *buf, size_t len, json_object *o)
 		snprintf(buf, len, "%lld/%lld", (long long)ctl_int(o, "rounds_judged", 0),
 			 (long long)ctl_int(o, "max_rounds", 0));
 	else if (!strcmp(kind, "sweep") && ctl_int(o, "npoints", 0) > 0)
-		snprintf(buf, len, "pt %lld/%lld", (long long)ctl_int(o, "point", 0),
+		snprintf(buf, len, "%lld/%lld", (long long)ctl_int(o, "point", 0),
 			 (long long)ctl_int(o, "npoints", 0));
 	else
 		snprintf(buf, len, "%lld", (long long)ctl_int(o, "rounds", 0));
@@ -248,23 +248,21 @@ static char *ctl_fmt_progress(char *buf, size_t len, json_object *o)
 	return buf;
 }
 
-/* One line for `plateau wait`: phase, progress, rate, elapsed, ETA. */
+/* One line for `plateau wait`, the most telling first (a narrow terminal
+ * cuts its end): phase, progress, ETA, rounds, rate, elapsed, steady. */
 static void ctl_progress_line(char *buf, size_t len, json_object *o)
 {
 	char rate[48], prog[16], eta[48], el[32], rounds[48], steady[128];
+	bool pre = !strcmp(ctl_str(o, "phase_kind"), "precondition");
 
 	parse_fmt_duration(el, sizeof(el), (uint64_t)ctl_int(o, "elapsed_ns", 0));
-	snprintf(buf, len,
-		 "run %lld %s: phase %lld %s %s, %s, %s, %s rounds, elapsed %s, ETA %s%s%s",
-		 (long long)ctl_int(o, "run", 0), ctl_str(o, "state"),
-		 (long long)ctl_int(o, "phase", 0), ctl_str(o, "phase_kind"),
-		 ctl_str(o, "phase_name"), ctl_fmt_progress(prog, sizeof(prog), o),
-		 ctl_fmt_rate(rate, sizeof(rate), o), ctl_fmt_rounds(rounds, sizeof(rounds), o), el,
-		 ctl_fmt_eta(eta, sizeof(eta), o),
-		 strcmp(ctl_str(o, "phase_kind"), "precondition") ? "" : ", steady ",
-		 strcmp(ctl_str(o, "phase_kind"), "precondition")
-			 ? ""
-			 : ctl_fmt_steady(steady, sizeof(steady), o));
+	snprintf(buf, len, "run %lld phase %lld %s: %s, ETA %s, %s %s, %s, elapsed %s%s%s",
+		 (long long)ctl_int(o, "run", 0), (long long)ctl_int(o, "phase", 0),
+		 ctl_str(o, "phase_kind"), ctl_fmt_progress(prog, sizeof(prog), o),
+		 ctl_fmt_eta(eta, sizeof(eta), o), ctl_fmt_rounds(rounds, sizeof(rounds), o),
+		 !strcmp(ctl_str(o, "phase_kind"), "sweep") ? "points" : "rounds",
+		 ctl_fmt_rate(rate, sizeof(rate), o), el, pre ? ", steady " : "",
+		 pre ? ctl_fmt_steady(steady, sizeof(steady), o) : "");
 }
 
 /* --- the duration estimate, for people (check, start --dry-run) --- */

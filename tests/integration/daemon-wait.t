@@ -70,6 +70,27 @@ out=$(pwait 2 --timeout 300ms)
 is "$?" 1 "wait (for done) --timeout 300ms: exit 1"
 is "$out" "run 2: timed out waiting for the end" "  and says it timed out"
 
+# --- the progress line: on a terminal only, and not with --quiet ---
+err=$(timeout 60 "$PLATEAU" --db "$DB" --socket "$SOCK" wait 2 --timeout 300ms 2>&1 >/dev/null)
+is "$err" "" "not on a terminal: nothing on stderr"
+if command -v script >/dev/null; then
+	# script(1) gives wait a terminal; what it wrote comes back on stdout
+	# (a wide terminal: on a narrow one the line is cut to its width)
+	tty_wait() { timeout 60 script -qec "stty cols 250; $PLATEAU --db $DB --socket $SOCK wait 2 --timeout 1500ms $*" /dev/null; }
+	out=$(tty_wait | tr -d '\r')
+	like "$out" $'\033\\[Krun 2 phase 2 precondition: [0-9.]+%, ETA [0-9hms.]+, [0-9]+/200 rounds, [0-9]+ IOPS, elapsed [0-9hms.]+, steady no' \
+		"on a terminal: a progress line (phase, progress, IOPS, rounds of max_rounds, elapsed, ETA)" ||
+		diag "$(printf '%s' "$out" | od -c | head -20)"
+	like "$out" $'\033\\[Krun 2: timed out waiting for the end$' "  cleared before the result"
+	out=$(tty_wait --quiet | tr -d '\r')
+	ok "$(timeout 60 script -qec "stty cols 40; $PLATEAU --db $DB --socket $SOCK wait 2 --timeout 1500ms" /dev/null |
+		tr '\r' '\n' | sed 's/\x1b\[K/\n/g' | awk 'length > 39 { bad = 1 } END { print bad ? 1 : 0 }')" \
+		"  a line never wider than the terminal (40 columns)"
+	is "$out" "run 2: timed out waiting for the end" "on a terminal with --quiet: the result only"
+else
+	skip 3 "script(1) is not installed"
+fi
+
 # --- 1: a stopped run ---
 is "$(pctl stop 2 2>&1)" "run 2: stop requested" "plateau stop 2"
 out=$(pwait 2 --timeout 20s)

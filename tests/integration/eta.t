@@ -164,7 +164,7 @@ if [ "$(jq_py "$W/sweep.json" 'd["runs"][0]["phase_kind"] if d["runs"] else None
 	is "$(jq_py "$W/sweep.json" '(lambda r: (r["npoints"], r["point"] >= 2, r["eta_ns"] == r["eta_max_ns"], 0 < r["eta_ns"] <= (4 - r["point"] + 1) * 2500000000, r["rate_unit"]))(d["runs"][0])')" \
 		"(4, True, True, True, 'IOPS')" \
 		"status of a sweep: point of 4, an exact ETA within the points left, IOPS"
-	like "$(grep -E '^ +3 ' "$W/sweep.txt")" ' pt [2-4]/4 ' "  the table: the point of the points" ||
+	like "$(grep -E '^ +3 ' "$W/sweep.txt")" ' [2-4]/4 ' "  the table: the point of the points" ||
 		diag "$(cat "$W/sweep.txt")"
 else
 	skip 2 "the sweep ended before status was asked"
