@@ -337,6 +337,34 @@
 		}, d, 280);
 	}
 
+	/* a dot on every measured point of a mode-2 chart (one per queue depth) */
+	function facetPoints(colors) {
+		return {
+			hooks: {
+				draw: [
+					function (u) {
+						var ctx = u.ctx, pr = window.devicePixelRatio || 1;
+						ctx.save();
+						u.series.forEach(function (s, i) {
+							if (!i || !s.show) return;
+							var xs = u.data[i][0], ys = u.data[i][1];
+							ctx.fillStyle = colors[i];
+							for (var j = 0; j < xs.length; j++) {
+								if (xs[j] == null || ys[j] == null) continue;
+								ctx.beginPath();
+								ctx.arc(u.valToPos(xs[j], "x", true),
+									u.valToPos(ys[j], "y", true), 3.5 * pr, 0,
+									2 * Math.PI);
+								ctx.fill();
+							}
+						});
+						ctx.restore();
+					}
+				]
+			}
+		};
+	}
+
 	/*
 	 * demand intensity: latency against throughput, one line per thread count
 	 * in the order of queue depth (a line may turn back where more queue
@@ -348,9 +376,10 @@
 		var ls = latScale(sw.series.map(function (s) {
 			return s[key];
 		}));
-		var d = [null], series = [{}];
+		var d = [null], series = [{}], colors = [null];
 		sw.series.forEach(function (s, i) {
 			var st = sweepStyle(sw, s, i);
+			colors.push(st.color);
 			d.push([s[y], scaled(s[key], ls.div)]);
 			series.push({ label: st.label, stroke: st.color, dash: st.dash, width: 2,
 				      facets: [{ scale: "x", auto: true }, { scale: "y", auto: true }],
@@ -366,7 +395,8 @@
 			],
 			legend: { live: false },
 			series: series,
-			cursor: { drag: { x: false, y: false } }
+			cursor: { drag: { x: false, y: false } },
+			plugins: [facetPoints(colors)]
 		}, d, 280);
 	}
 
