@@ -19,6 +19,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <json-c/json.h>
+
 #include "import.h"
 
 /* more rounds than this is a corrupt time stamp, not a run (48 days of 1 s) */
@@ -394,7 +396,8 @@ int import_csv(FILE *f, const char *column, struct import_series *out, struct im
 	struct values vs = {0};
 	struct csv c;
 	const char *colname;
-	size_t len, col = SIZE_MAX, nf, header_line, blank_line = 0;
+	size_t len, col = SIZE_MAX, pcol = SIZE_MAX, nf, header_line, blank_line = 0;
+	size_t partial_rows = 0;
 	char *buf = NULL;
 	int r;
 
@@ -449,6 +452,10 @@ int import_csv(FILE *f, const char *column, struct import_series *out, struct im
 		goto out;
 	}
 	colname = fl.s[col];
+	/* plateau's own `samples --csv`: a partial interval is not a round */
+	for (size_t i = 0; i < fl.n; i++)
+		if (i != col && !strcasecmp(fl.s[i], "partial"))
+			pcol = i;
 
 	for (;;) {
 		enum num_err e;
@@ -476,6 +483,24 @@ int import_csv(FILE *f, const char *column, struct import_series *out, struct im
 			r = -EINVAL;
 			goto out;
 		}
+		if (pcol != SIZE_MAX) {
+			const char *pv = fl.s[pcol];
+
+			if (!strcasecmp(pv, "true") || !strcmp(pv, "1") || !strcasecmp(pv, "yes")) {
+				partial_rows++;
+				continue;
+			}
+			if (strcasecmp(pv, "false") && strcmp(pv, "0") && strcasecmp(pv, "no")) {
+				char b[48];
+
+				set_err(err, fl.line,
+					"column 'partial': '%s' is not true or false (a partial "
+					"interval is left out)",
+					show(b, sizeof(b), pv, fl.len[pcol]));
+				r = -EINVAL;
+				goto out;
+			}
+		}
 		e = parse_num(fl.s[col], fl.len[col], &v);
 		if (e != NUM_OK) {
 			char what[80], b[48];
@@ -492,6 +517,14 @@ int import_csv(FILE *f, const char *column, struct import_series *out, struct im
 			goto out;
 		}
 	}
+	if (!vs.n && partial_rows) {
+		set_err(err, header_line,
+			"no data rows after the header but %zu partial one%s, which are not "
+			"rounds",
+			partial_rows, partial_rows == 1 ? "" : "s");
+		r = -EINVAL;
+		goto out;
+	}
 	if (!vs.n) {
 		set_err(err, header_line, "no data rows after the header");
 		r = -EINVAL;
@@ -503,7 +536,8 @@ int import_csv(FILE *f, const char *column, struct import_series *out, struct im
 	out->n = vs.n;
 	out->kind = IMPORT_LOG_DETECT;
 	out->column = col + 1;
-	out->entries = vs.n;
+	out->entries = vs.n + partial_rows;
+	out->partial_rows = partial_rows;
 	vs.v = NULL;
 	r = 0;
 out:
@@ -574,11 +608,28 @@ struct round_acc {
 	uint64_t all_cnt;
 };
 
+/* one entry of an averaged log, kept until the log's interval is known */
+struct fioent {
+	double t_ms, value;
+	size_t line;
+	int dir;
+};
+
 struct fiolog {
 	struct round_acc *r;
 	size_t n, cap;	       /* rounds 0..n-1 exist */
 	size_t job_lo, job_hi; /* rounds the current job touched */
 	bool job_any;
+	/* the entries as placed */
+	enum import_log_kind kind;
+	bool per_io;
+	double round_ms;
+	double shift_ms; /* averaged logs: half the log's interval (import.h) */
+	size_t placed, jobs;
+	double t_prev, t_last, gap_min;
+	/* averaged logs: every entry, placed once the interval is known */
+	struct fioent *ents;
+	size_t nents, capents;
 };
 
 static int fiolog_round(struct fiolog *L, size_t k)
@@ -624,6 +675,90 @@ static void fiolog_fold_job(struct fiolog *L)
 	L->job_any = false;
 }
 
+/*
+ * Put one entry into its round: the round that holds t - shift (see
+ * import.h), the first for anything at or before 0.  Time going backwards
+ * starts the next job of a per_job_logs=0 log.
+ */
+static int fiolog_place(struct fiolog *L, double t, double value, double bs, int d, size_t line,
+			struct import_error *err)
+{
+	double x = t - L->shift_ms, idx = x <= 0.0 ? 0.0 : ceil(x / L->round_ms) - 1.0;
+	struct round_acc *a;
+	size_t k;
+	int r;
+
+	if (idx >= (double)IMPORT_MAX_ROUNDS) {
+		set_err(err, line, "time %.0f ms is past %u rounds of %g s", t, IMPORT_MAX_ROUNDS,
+			L->round_ms / 1000.0);
+		return -EINVAL;
+	}
+	k = (size_t)idx;
+	if (L->placed && t < L->t_prev) {
+		fiolog_fold_job(L);
+		L->jobs++;
+	}
+	if (L->placed && t > L->t_prev && (L->gap_min == 0.0 || t - L->t_prev < L->gap_min))
+		L->gap_min = t - L->t_prev;
+	L->t_prev = t;
+	if (t > L->t_last)
+		L->t_last = t;
+	r = fiolog_round(L, k);
+	if (r) {
+		set_err(err, line, "out of memory");
+		return r;
+	}
+	a = &L->r[k];
+	a->job_sum[d] += value;
+	a->job_cnt[d]++;
+	a->all_sum += L->per_io && L->kind == IMPORT_LOG_BW ? bs : value;
+	a->all_cnt++;
+	L->placed++;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * An averaged log's interval (log_avg_msec as written, jitter and all): the
+ * median of the gaps between an entry and the one before it of the same job
+ * and direction.  0 when no direction has two entries.
+ */
+static int fiolog_interval(const struct fiolog *L, double *interval)
+{
+	double last[3] = {0}, *gaps;
+	bool seen[3] = {false, false, false};
+	size_t n = 0;
+
+	*interval = 0.0;
+	if (L->nents < 2)
+		return 0;
+	gaps = malloc(L->nents * sizeof(*gaps));
+	if (!gaps)
+		return -ENOMEM;
+	for (size_t i = 0; i < L->nents; i++) {
+		const struct fioent *e = &L->ents[i];
+
+		if (i && e->t_ms < L->ents[i - 1].t_ms) /* the next job */
+			seen[0] = seen[1] = seen[2] = false;
+		if (seen[e->dir] && e->t_ms > last[e->dir])
+			gaps[n++] = e->t_ms - last[e->dir];
+		last[e->dir] = e->t_ms;
+		seen[e->dir] = true;
+	}
+	if (n) {
+		qsort(gaps, n, sizeof(*gaps), cmp_double);
+		*interval = n % 2 ? gaps[n / 2] : (gaps[n / 2 - 1] + gaps[n / 2]) / 2.0;
+	}
+	free(gaps);
+	return 0;
+}
+
 #define FIOLOG_MAX_FIELDS 7
 
 int import_fiolog(FILE *f, const char *name, enum import_log_kind kind, double round_s,
@@ -632,9 +767,9 @@ int import_fiolog(FILE *f, const char *name, enum import_log_kind kind, double r
 	struct fiolog L = {0};
 	struct values vs = {0};
 	char *line = NULL;
-	size_t cap = 0, lineno = 0, blank_line = 0, entries = 0, nf0 = 0, nf0_line = 0, jobs = 1;
+	size_t cap = 0, lineno = 0, blank_line = 0, entries = 0, nf0 = 0, nf0_line = 0;
 	size_t n, last;
-	double round_ms, t_prev = 0.0, t_last = 0.0, gap_min = 0.0, tol;
+	double tol, interval = 0.0;
 	bool per_io = false, lat, dropped = false;
 	double partial_s = 0.0;
 	ssize_t got;
@@ -666,18 +801,18 @@ int import_fiolog(FILE *f, const char *name, enum import_log_kind kind, double r
 		return -EINVAL;
 	}
 	lat = kind == IMPORT_LOG_LAT || kind == IMPORT_LOG_CLAT || kind == IMPORT_LOG_SLAT;
-	round_ms = round_s * 1000.0;
+	L.kind = kind;
+	L.round_ms = round_s * 1000.0;
+	L.jobs = 1;
 
 	for (;;) {
 		static const char *const what[4] = {"time (msec)", "value", "direction",
 						    "block size"};
 		char *fs[FIOLOG_MAX_FIELDS];
-		size_t fl[FIOLOG_MAX_FIELDS], nf = 0, len, k;
-		double x[4], idx;
+		size_t fl[FIOLOG_MAX_FIELDS], nf = 0, len;
+		double x[4];
 		char *p, *end;
 		bool blank = true, io;
-		struct round_acc *a;
-		int d;
 
 		errno = 0;
 		got = getline(&line, &cap, f);
@@ -779,6 +914,7 @@ int import_fiolog(FILE *f, const char *name, enum import_log_kind kind, double r
 		io = x[3] > 0.0;
 		if (!entries) {
 			per_io = io;
+			L.per_io = io;
 		} else if (io != per_io) {
 			set_err(err, lineno,
 				"block size %.0f, but the first entry (line %zu) has %s: a log is "
@@ -787,58 +923,76 @@ int import_fiolog(FILE *f, const char *name, enum import_log_kind kind, double r
 			r = -EINVAL;
 			goto out;
 		}
-		idx = x[0] <= 0.0 ? 0.0 : ceil(x[0] / round_ms) - 1.0;
-		if (idx >= (double)IMPORT_MAX_ROUNDS) {
-			set_err(err, lineno, "time %.0f ms is past %u rounds of %g s", x[0],
-				IMPORT_MAX_ROUNDS, round_s);
-			r = -EINVAL;
-			goto out;
-		}
-		k = (size_t)idx;
-
-		/* time going backwards: the next job of a per_job_logs=0 log */
-		if (entries && x[0] < t_prev) {
-			fiolog_fold_job(&L);
-			jobs++;
-		}
-		if (entries && x[0] > t_prev && (gap_min == 0.0 || x[0] - t_prev < gap_min))
-			gap_min = x[0] - t_prev;
-		t_prev = x[0];
-		if (x[0] > t_last)
-			t_last = x[0];
-
-		r = fiolog_round(&L, k);
-		if (r) {
-			set_err(err, lineno, "out of memory");
-			goto out;
-		}
-		a = &L.r[k];
-		d = (int)x[2];
-		a->job_sum[d] += x[1];
-		a->job_cnt[d]++;
-		a->all_sum += per_io && kind == IMPORT_LOG_BW ? x[3] : x[1];
-		a->all_cnt++;
 		entries++;
+		/* a per-I/O entry is stamped when its I/O completed: placed now */
+		if (per_io) {
+			r = fiolog_place(&L, x[0], x[1], x[3], (int)x[2], lineno, err);
+			if (r)
+				goto out;
+			continue;
+		}
+		if (L.nents == L.capents) {
+			size_t ncap = L.capents ? 2 * L.capents : 256;
+			struct fioent *ne = ncap > SIZE_MAX / sizeof(*ne)
+						    ? NULL
+						    : realloc(L.ents, ncap * sizeof(*ne));
+
+			if (!ne) {
+				set_err(err, lineno, "out of memory");
+				r = -ENOMEM;
+				goto out;
+			}
+			L.ents = ne;
+			L.capents = ncap;
+		}
+		L.ents[L.nents++] = (struct fioent){x[0], x[1], lineno, (int)x[2]};
 	}
-	fiolog_fold_job(&L);
 	if (!entries) {
 		set_err(err, 0, "no entries in the log");
 		r = -EINVAL;
 		goto out;
 	}
+	if (!per_io) {
+		/* an averaged entry covers the interval before its stamp: the
+		 * round that holds the middle of it (import.h) */
+		r = fiolog_interval(&L, &interval);
+		if (r) {
+			set_err(err, 0, "out of memory");
+			goto out;
+		}
+		/* an entry spanning rounds cannot be split among them (10 %:
+		 * a 1 s log's jitter against rounds of 1 s) */
+		if (interval > L.round_ms * 1.1) {
+			set_err(err, 0,
+				"the log's entries are %g ms apart (its log_avg_msec), more than "
+				"a round of %g s: give --round %g or more",
+				interval, round_s, ceil(interval) / 1000.0);
+			r = -EINVAL;
+			goto out;
+		}
+		L.shift_ms = interval / 2.0;
+		for (size_t i = 0; i < L.nents; i++) {
+			const struct fioent *e = &L.ents[i];
+
+			r = fiolog_place(&L, e->t_ms, e->value, 0.0, e->dir, e->line, err);
+			if (r)
+				goto out;
+		}
+	}
+	fiolog_fold_job(&L);
 
 	/* the last round counts only if the log reaches its end (see import.h) */
 	last = L.n - 1;
-	tol = fmax(round_ms / 100.0, gap_min);
+	tol = fmax(L.round_ms / 100.0, per_io ? L.gap_min : interval);
 	n = L.n;
-	if (t_last < (double)(last + 1) * round_ms - tol) {
+	if (L.t_last < (double)(last + 1) * L.round_ms - tol) {
 		dropped = true;
-		partial_s = (t_last - (double)last * round_ms) / 1000.0;
+		partial_s = (L.t_last - (double)last * L.round_ms) / 1000.0;
 		n = last;
 	}
 	if (!n) {
 		set_err(err, 0, "the log covers %.3f s, less than one round of %g s",
-			t_last / 1000.0, round_s);
+			L.t_last / 1000.0, round_s);
 		r = -EINVAL;
 		goto out;
 	}
@@ -876,7 +1030,8 @@ int import_fiolog(FILE *f, const char *name, enum import_log_kind kind, double r
 	out->kind = kind;
 	out->entries = entries;
 	out->per_io = per_io;
-	out->jobs = jobs;
+	out->jobs = L.jobs;
+	out->interval_ms = interval;
 	out->partial_dropped = dropped;
 	out->partial_s = partial_s;
 	vs.v = NULL;
@@ -884,7 +1039,273 @@ int import_fiolog(FILE *f, const char *name, enum import_log_kind kind, double r
 out:
 	free(vs.v);
 	free(L.r);
+	free(L.ents);
 	free(line);
+	return r;
+}
+
+/* ---- fio --output-format=json ------------------------------------------ */
+
+/* 1-based line of byte @off of @text */
+static size_t line_of(const char *text, size_t off)
+{
+	size_t line = 1;
+
+	for (size_t i = 0; i < off; i++)
+		line += text[i] == '\n';
+	return line;
+}
+
+bool import_looks_fiojson(const char *text, size_t len)
+{
+	size_t i = 0;
+
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
+		i = 3;
+	while (i < len && isspace((unsigned char)text[i]))
+		i++;
+	return i < len && text[i] == '{';
+}
+
+/* a job's steadystate block, or NULL */
+static json_object *fiojson_ss(json_object *job)
+{
+	json_object *ss;
+
+	return json_object_object_get_ex(job, "steadystate", &ss) &&
+			       json_object_is_type(ss, json_type_object)
+		       ? ss
+		       : NULL;
+}
+
+static const char *fiojson_name(json_object *job)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(job, "jobname", &v) &&
+			       json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v)
+		       : "";
+}
+
+/* the job to judge: @want by name or 1-based index, else the one with data */
+static int fiojson_pick(json_object *jobs, const char *want, json_object **ret,
+			struct import_error *err)
+{
+	size_t n = json_object_array_length(jobs), with = 0, o = 0;
+	char list[160] = "", b[48];
+	uint64_t idx = 0;
+	char *end;
+
+	if (want) {
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(fiojson_name(json_object_array_get_idx(jobs, i)), want)) {
+				*ret = json_object_array_get_idx(jobs, i);
+				return 0;
+			}
+		errno = 0;
+		idx = strtoull(want, &end, 10);
+		if (!*want || *end || errno || idx < 1 || idx > n) {
+			set_err(err, 0, "no job '%s' (by name, or 1 to %zu by position)",
+				show(b, sizeof(b), want, strlen(want)), n);
+			return -EINVAL;
+		}
+		*ret = json_object_array_get_idx(jobs, idx - 1);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		int k;
+
+		if (!fiojson_ss(j))
+			continue;
+		*ret = j;
+		with++;
+		k = snprintf(list + o, sizeof(list) - o, "%s'%s'", o ? ", " : "",
+			     show(b, sizeof(b), fiojson_name(j), strlen(fiojson_name(j))));
+		if (k > 0 && (size_t)k < sizeof(list) - o)
+			o += (size_t)k;
+	}
+	if (with == 1)
+		return 0;
+	if (!with)
+		set_err(err, 0,
+			"no job has a steadystate block (fio writes one for a job run with "
+			"ss= and ss_dur=): nothing to judge");
+	else
+		set_err(err, 0, "%zu jobs have steady-state data (%s): pick one with --job", with,
+			list);
+	return -EINVAL;
+}
+
+int import_fiojson(const char *text, size_t len, const char *series, const char *job,
+		   struct import_series *out, struct import_error *err)
+{
+	static const struct {
+		const char *name, *key, *unit;
+		double scale; /* fio's unit -> plateau's */
+	} tab[] = {
+		{"iops", "iops", "IOPS", 1.0},
+		{"bw", "bw", "MB/s", 1e-6},    /* bytes/s -> MB/s */
+		{"lat", "lat_ns", "us", 1e-3}, /* ns -> us */
+	};
+	struct json_tokener *tok;
+	json_object *root = NULL, *jobs, *j = NULL, *ss, *data, *arr, *v, *iops, *bw;
+	struct values vs = {0};
+	size_t t, n, keep, zeros = 0;
+	const char *name;
+	double dur;
+	char b[48];
+	int r = -EINVAL;
+
+	set_err(err, 0, "%s", "");
+	if (!text || !out)
+		return -EINVAL;
+	if (!series)
+		series = "iops";
+	for (t = 0; t < sizeof(tab) / sizeof(tab[0]) && strcmp(tab[t].name, series); t++)
+		;
+	if (t == sizeof(tab) / sizeof(tab[0])) {
+		set_err(err, 0, "series '%s': a fio JSON's steady-state data has iops, bw or lat",
+			show(b, sizeof(b), series, strlen(series)));
+		return -EINVAL;
+	}
+	if (len > INT32_MAX) {
+		set_err(err, 0, "larger than 2 GiB: not fio's JSON output");
+		return -EFBIG;
+	}
+	tok = json_tokener_new();
+	if (!tok) {
+		set_err(err, 0, "out of memory");
+		return -ENOMEM;
+	}
+	root = json_tokener_parse_ex(tok, text, (int)len);
+	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
+		enum json_tokener_error je = json_tokener_get_error(tok);
+		size_t at = json_tokener_get_parse_end(tok);
+
+		set_err(err, line_of(text, at < len ? at : len), "not valid JSON: %s",
+			je == json_tokener_continue ? "it ends too early"
+						    : json_tokener_error_desc(je));
+		goto out;
+	}
+	for (size_t at = json_tokener_get_parse_end(tok); at < len; at++)
+		if (!isspace((unsigned char)text[at])) {
+			set_err(err, line_of(text, at),
+				"text after the JSON document: one fio --output-format=json "
+				"document expected");
+			goto out;
+		}
+	if (!json_object_object_get_ex(root, "jobs", &jobs) ||
+	    !json_object_is_type(jobs, json_type_array) || !json_object_array_length(jobs)) {
+		set_err(err, 0,
+			"no \"jobs\" array: not the JSON of fio --output-format=json (a CSV "
+			"or a fio log does not start with '{')");
+		goto out;
+	}
+	if ((r = fiojson_pick(jobs, job, &j, err)))
+		goto out;
+	r = -EINVAL;
+	name = fiojson_name(j);
+	ss = fiojson_ss(j);
+	if (!ss) {
+		set_err(err, 0,
+			"job '%s' has no steadystate block (fio writes one for a job run with ss= "
+			"and ss_dur=)",
+			show(b, sizeof(b), name, strlen(name)));
+		goto out;
+	}
+	if (!json_object_object_get_ex(ss, "data", &data) ||
+	    !json_object_is_type(data, json_type_object)) {
+		set_err(err, 0, "job '%s': steadystate has no \"data\" object",
+			show(b, sizeof(b), name, strlen(name)));
+		goto out;
+	}
+	if (!json_object_object_get_ex(data, tab[t].key, &arr) ||
+	    !json_object_is_type(arr, json_type_array)) {
+		set_err(err, 0, "job '%s': steadystate.data has no \"%s\" array%s",
+			show(b, sizeof(b), name, strlen(name)), tab[t].key,
+			t == 2 ? " (fio writes lat_ns for ss=lat only)" : "");
+		goto out;
+	}
+	n = json_object_array_length(arr);
+	if (!n) {
+		set_err(err, 0, "job '%s': steadystate.data.%s is empty",
+			show(b, sizeof(b), name, strlen(name)), tab[t].key);
+		goto out;
+	}
+	if (!json_object_object_get_ex(ss, "duration", &v) ||
+	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) ||
+	    !((dur = json_object_get_double(v)) > 0) || !isfinite(dur)) {
+		set_err(err, 0,
+			"job '%s': steadystate.duration: expected ss_dur in seconds, a number > 0",
+			show(b, sizeof(b), name, strlen(name)));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		double x = json_object_get_double(e);
+
+		if (!(json_object_is_type(e, json_type_int) ||
+		      json_object_is_type(e, json_type_double)) ||
+		    !isfinite(x) || x < 0) {
+			set_err(err, 0,
+				"job '%s': steadystate.data.%s[%zu]: expected a number >= 0, "
+				"not %s",
+				show(b, sizeof(b), name, strlen(name)), tab[t].key, i,
+				json_object_to_json_string(e));
+			goto out;
+		}
+	}
+	/*
+	 * fio keeps ss_dur / ss_interval intervals in a ring it allocated
+	 * zeroed: a job that ended before filling it (and so before attaining
+	 * steady state) leaves its tail 0 in iops and bw both.  Not rounds.
+	 */
+	keep = n;
+	if (json_object_object_get_ex(ss, "attained", &v) && !json_object_get_int(v) &&
+	    json_object_object_get_ex(data, "iops", &iops) &&
+	    json_object_object_get_ex(data, "bw", &bw) &&
+	    json_object_is_type(iops, json_type_array) &&
+	    json_object_is_type(bw, json_type_array) && json_object_array_length(iops) == n &&
+	    json_object_array_length(bw) == n)
+		while (keep && !json_object_get_double(json_object_array_get_idx(iops, keep - 1)) &&
+		       !json_object_get_double(json_object_array_get_idx(bw, keep - 1)))
+			keep--;
+	zeros = n - keep;
+	if (!keep) {
+		set_err(err, 0, "job '%s': every steady-state interval is 0: no data collected",
+			show(b, sizeof(b), name, strlen(name)));
+		goto out;
+	}
+	for (size_t i = 0; i < keep; i++) {
+		r = values_push(&vs, json_object_get_double(json_object_array_get_idx(arr, i)) *
+					     tab[t].scale);
+		if (r) {
+			set_err(err, 0, "out of memory");
+			goto out;
+		}
+	}
+	memset(out, 0, sizeof(*out));
+	out->values = vs.v;
+	out->n = vs.n;
+	out->unit = tab[t].unit;
+	out->kind = IMPORT_LOG_DETECT;
+	out->entries = n;
+	out->jobs = json_object_array_length(jobs);
+	out->interval_ms = dur * 1000.0 / (double)n;
+	out->zeros_dropped = zeros;
+	snprintf(out->job, sizeof(out->job), "%s", name);
+	if (json_object_object_get_ex(ss, "ss", &v) && json_object_is_type(v, json_type_string))
+		snprintf(out->fio_ss, sizeof(out->fio_ss), "%s", json_object_get_string(v));
+	out->fio_attained =
+		json_object_object_get_ex(ss, "attained", &v) && json_object_get_int(v) > 0;
+	vs.v = NULL;
+	r = 0;
+out:
+	free(vs.v);
+	json_object_put(root);
+	json_tokener_free(tok);
 	return r;
 }
 

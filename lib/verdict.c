@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
 #include "verdict.h"
 
 static int verdict_fail(char *err, size_t errlen, int r, const char *fmt, ...)
@@ -23,6 +24,30 @@ static int verdict_fail(char *err, size_t errlen, int r, const char *fmt, ...)
 		va_end(ap);
 	}
 	return r;
+}
+
+/*
+ * Exact: a whole number below 2^53 as its digits (parse_fmt_double() would
+ * write 101000 as "1.01e+05"), anything else the shortest text that reads
+ * back (parse.h).  As tools/out.c out_fmt_double(), which lib/ cannot call.
+ */
+static char *verdict_fmt(char *buf, size_t len, double v)
+{
+	if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+		snprintf(buf, len, "%.0f", v);
+	else
+		parse_fmt_double(buf, len, v);
+	return buf;
+}
+
+/* a number for JSON: exact (verdict_fmt()); null for NaN and inf */
+static json_object *verdict_num(double v)
+{
+	char buf[PARSE_DOUBLE_BYTES];
+
+	if (!isfinite(v))
+		return NULL;
+	return json_object_new_double_s(v, verdict_fmt(buf, sizeof(buf), v));
 }
 
 void verdict_params_init(struct verdict_params *vp)
@@ -45,11 +70,9 @@ void verdict_params_json(json_object *o, const struct verdict_params *vp)
 		if (vp->set & VERDICT_SET_WINDOW)
 			json_object_object_add(o, "window", json_object_new_int((int)vp->p.window));
 		if (vp->set & VERDICT_SET_DATA)
-			json_object_object_add(o, "data_limit",
-					       json_object_new_double(vp->p.data_limit));
+			json_object_object_add(o, "data_limit", verdict_num(vp->p.data_limit));
 		if (vp->set & VERDICT_SET_SLOPE)
-			json_object_object_add(o, "slope_limit",
-					       json_object_new_double(vp->p.slope_limit));
+			json_object_object_add(o, "slope_limit", verdict_num(vp->p.slope_limit));
 		if (vp->set & VERDICT_SET_ABS)
 			json_object_object_add(o, "limits_absolute",
 					       json_object_new_boolean(vp->p.limits_absolute));
@@ -327,16 +350,6 @@ void verdict_free(struct verdict *v)
 	}
 }
 
-static json_object *verdict_num(double v, unsigned int flags)
-{
-	char buf[64];
-
-	if (!(flags & VERDICT_JSON_SHORT))
-		return json_object_new_double(v);
-	snprintf(buf, sizeof(buf), "%.6g", v);
-	return json_object_new_double_s(v, buf);
-}
-
 static json_object *verdict_round(bool there, size_t round)
 {
 	return there ? json_object_new_int64((int64_t)round) : NULL;
@@ -348,6 +361,7 @@ json_object *verdict_result_json(const struct steady_result *r, const struct ste
 {
 	json_object *o = json_object_new_object();
 
+	(void)flags; /* none is left: every number is exact */
 	if (!o)
 		return NULL;
 	if (!all)
@@ -363,13 +377,13 @@ json_object *verdict_result_json(const struct steady_result *r, const struct ste
 	json_object_object_add(o, "capped", json_object_new_boolean(all->capped));
 	json_object_object_add(o, "window_start", verdict_round(r->window_end, r->window_start));
 	json_object_object_add(o, "window_end", verdict_round(r->window_end, r->window_end));
-	json_object_object_add(o, "average", verdict_num(r->average, flags));
-	json_object_object_add(o, "slope", verdict_num(r->slope, flags));
-	json_object_object_add(o, "intercept", verdict_num(r->intercept, flags));
-	json_object_object_add(o, "data_excursion", verdict_num(r->data_excursion, flags));
-	json_object_object_add(o, "slope_excursion", verdict_num(r->slope_excursion, flags));
-	json_object_object_add(o, "data_limit", verdict_num(r->data_limit, flags));
-	json_object_object_add(o, "slope_limit", verdict_num(r->slope_limit, flags));
+	json_object_object_add(o, "average", verdict_num(r->average));
+	json_object_object_add(o, "slope", verdict_num(r->slope));
+	json_object_object_add(o, "intercept", verdict_num(r->intercept));
+	json_object_object_add(o, "data_excursion", verdict_num(r->data_excursion));
+	json_object_object_add(o, "slope_excursion", verdict_num(r->slope_excursion));
+	json_object_object_add(o, "data_limit", verdict_num(r->data_limit));
+	json_object_object_add(o, "slope_limit", verdict_num(r->slope_limit));
 	json_object_object_add(o, "data_ok", json_object_new_boolean(r->data_ok));
 	json_object_object_add(o, "slope_ok", json_object_new_boolean(r->slope_ok));
 	json_object_object_add(o, "lost", json_object_new_boolean(all->lost));
@@ -378,7 +392,7 @@ json_object *verdict_result_json(const struct steady_result *r, const struct ste
 		json_object *win = json_object_new_array();
 
 		for (size_t i = r->window_start; r->window_end && i <= r->window_end; i++)
-			json_object_array_add(win, verdict_num(y[i - 1], flags));
+			json_object_array_add(win, verdict_num(y[i - 1]));
 		json_object_object_add(o, "window_values", win);
 	}
 	return o;
@@ -389,6 +403,8 @@ const char *const verdict_csv_columns[VERDICT_CSV_NCOLS] = {
 	"window_start",	   "window_end", "average",	"slope",  "intercept",	"data_excursion",
 	"slope_excursion", "data_limit", "slope_limit", "lost",	  "lost_round",
 };
+
+_Static_assert(VERDICT_CSV_CELL_BYTES >= PARSE_DOUBLE_BYTES, "a cell holds any exact double");
 
 void verdict_result_csv(const char *cells[VERDICT_CSV_NCOLS],
 			char buf[VERDICT_CSV_NCOLS][VERDICT_CSV_CELL_BYTES],
@@ -416,7 +432,8 @@ void verdict_result_csv(const char *cells[VERDICT_CSV_NCOLS],
 		snprintf(buf[7], VERDICT_CSV_CELL_BYTES, "%zu", r->window_end);
 	}
 	for (size_t i = 0; i < 7; i++)
-		snprintf(buf[8 + i], VERDICT_CSV_CELL_BYTES, "%.6g", nums[i]);
+		if (isfinite(nums[i]))
+			verdict_fmt(buf[8 + i], VERDICT_CSV_CELL_BYTES, nums[i]);
 	snprintf(buf[15], VERDICT_CSV_CELL_BYTES, "%s", all->lost ? "true" : "false");
 	if (all->lost)
 		snprintf(buf[16], VERDICT_CSV_CELL_BYTES, "%zu", all->lost_round);

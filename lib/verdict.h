@@ -177,11 +177,6 @@ int verdict_judge_phase(struct store *s, const struct store_phase *ph,
  */
 void verdict_free(struct verdict *v);
 
-/* verdict_result_json() flags */
-enum {
-	VERDICT_JSON_SHORT = 1 << 0, /* numbers as "%.6g" (what the CLI shows) */
-};
-
 /**
  * verdict_result_json() - one metric's result as JSON
  * @r: the metric's result: its evidence
@@ -192,13 +187,16 @@ enum {
  * @unit: its unit ("" none)
  * @y: the series judged (rounds from 1 at y[0]), for "window_values", or
  *     NULL to leave them out
- * @flags: VERDICT_JSON_SHORT or 0 (full precision)
+ * @flags: 0 (no flag is defined: the "%.6g" one went when every number
+ *         became exact)
  *
  * Keys, in order: metric, unit, criterion, window, steady, steady_round,
  * rounds, capped, window_start, window_end, average, slope, intercept,
  * data_excursion, slope_excursion, data_limit, slope_limit, data_ok,
  * slope_ok, lost, lost_round[, window_values].  Rounds that are not there
- * (no window yet, not steady, not lost) are null.
+ * (no window yet, not steady, not lost) are null.  Every number is exact:
+ * rounds are integers, the rest the shortest text that reads back to the
+ * same double (parse_fmt_double()); a NaN or infinite value is null.
  *
  * Return: a new object, or NULL when out of memory.
  */
@@ -221,6 +219,9 @@ extern const char *const verdict_csv_columns[VERDICT_CSV_NCOLS];
  * @all: the combined verdict, or NULL for @r's own
  * @p: the parameters judged with
  * @metric: the metric's name
+ *
+ * Numbers as in verdict_result_json(): exact; a NaN or infinite one is an
+ * empty cell.
  */
 void verdict_result_csv(const char *cells[VERDICT_CSV_NCOLS],
 			char buf[VERDICT_CSV_NCOLS][VERDICT_CSV_CELL_BYTES],

@@ -191,9 +191,8 @@ static int judge_show(const char *title, json_object *source, const double *cons
 	if (json || fmt == CLI_JSON) {
 		/* the first metric's evidence at the top, the verdict of all */
 		enum sample_metric m0 = (enum sample_metric)metrics[0];
-		json_object *doc =
-			verdict_result_json(&res[0], all, p, judge_name(o, m0), judge_unit(o, m0),
-					    ys[0], VERDICT_JSON_SHORT);
+		json_object *doc = verdict_result_json(&res[0], all, p, judge_name(o, m0),
+						       judge_unit(o, m0), ys[0], 0);
 
 		json_object_object_add(doc, "source", source);
 		if (nmetrics > 1) {
@@ -204,8 +203,7 @@ static int judge_show(const char *title, json_object *source, const double *cons
 
 				json_object_array_add(
 					arr, verdict_result_json(&res[i], all, p, judge_name(o, m),
-								 judge_unit(o, m), ys[i],
-								 VERDICT_JSON_SHORT));
+								 judge_unit(o, m), ys[i], 0));
 			}
 			json_object_object_add(doc, "metrics", arr);
 		}

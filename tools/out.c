@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "out.h"
+#include "parse.h"
 
 struct out {
 	enum cli_format fmt;
@@ -163,6 +164,17 @@ static int out_fmt_fixed(char *buf, size_t len, double v, int prec)
 	return 0;
 }
 
+char *out_fmt_double(char *buf, size_t len, double v)
+{
+	/* parse_fmt_double() writes a whole number of few significant digits
+	 * with an exponent (60 as "6e+01"): below 2^53 every digit is exact */
+	if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+		snprintf(buf, len, "%.0f", v);
+	else
+		parse_fmt_double(buf, len, v);
+	return buf;
+}
+
 void out_dbl(struct out *o, double v, int prec)
 {
 	char buf[64], *s;
@@ -171,15 +183,17 @@ void out_dbl(struct out *o, double v, int prec)
 		out_null(o);
 		return;
 	}
-	if (!out_fmt_fixed(buf, sizeof(buf), v, prec))
+	if (o->fmt == CLI_JSON) {
+		out_json(o, json_object_new_double_s(v, out_fmt_double(buf, sizeof(buf), v)));
+		return;
+	}
+	/* scripts read CSV: exact; people read tables: rounded to @prec */
+	if (o->fmt == CLI_CSV)
+		s = strdup(out_fmt_double(buf, sizeof(buf), v));
+	else if (!out_fmt_fixed(buf, sizeof(buf), v, prec))
 		s = strdup(buf);
 	else if (asprintf(&s, "%.*f", prec, v) < 0)
 		s = NULL;
-	if (o->fmt == CLI_JSON) {
-		out_json(o, json_object_new_double_s(v, s ? s : "0"));
-		free(s);
-		return;
-	}
 	out_set(o, s);
 }
 

@@ -27,6 +27,15 @@ struct out;
 struct out *out_new(enum cli_format fmt, FILE *f, const struct out_col *cols, size_t ncols);
 void out_str(struct out *o, const char *s); /* NULL: null / empty */
 void out_i64(struct out *o, int64_t v);
+/*
+ * A double for scripts, exact: a whole number below 2^53 as its digits
+ * ("60", "200000"), anything else as lib/parse.h parse_fmt_double()'s
+ * shortest text that reads back ("148913.37293816853", "0.1", "1e+300");
+ * "null" for NaN and inf.  @buf: at least PARSE_DOUBLE_BYTES.
+ */
+char *out_fmt_double(char *buf, size_t len, double v);
+/* a double: @prec decimals in tables; exact in JSON and CSV
+ * (out_fmt_double()); null for NaN/inf */
 void out_dbl(struct out *o, double v, int prec);
 /* a time cell: local time in tables, ISO 8601 UTC in JSON and CSV; null for 0 */
 void out_time(struct out *o, enum cli_format fmt, int64_t ns);

@@ -44,6 +44,15 @@
 #   10500, max-min 2100 <= 2100 (inclusive), a = -460, 1840 > 1050.  Rounds
 #   4-8: avg 10100, 600 <= 2020, a = (-21000 - 10000 + 9900 + 20000)/10 =
 #   -110, 440 <= 1010: steady at round 8; intercept 10100 + 110 * 6 = 10760.
+# tests/fixtures/fio-jitter_iops.1.log (1 s averaged entries stamped with
+#   jitter: writes at 1000, 2000, 3001, 4000, 5002, 5999, 7001, 8000 ms,
+#   reads at 1001, 2000, 3002, ...; --round 1): reads 3000 and writes V -
+#   3000 a second, V as in the log above: steady at round 8, intercept 10760.
+#   Each entry goes to the round holding the middle of its 1 s window.
+# tests/fixtures/fio-ss.json (fio --output-format=json of a job run with
+#   ss=iops_slope:0.3% ss_dur=10s, its steadystate.data.iops set to the
+#   series of analyze-steady.csv): steady at round 8, average 30940, slope
+#   -660, intercept 34900; bw is 4096 bytes an I/O: 126.73024 MB/s average.
 set -u
 
 : "${PLATEAU_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -151,6 +160,11 @@ golden analyze-csv.json 0 analyze $FIX/analyze-steady.csv --json
 golden analyze-ramp.txt 1 analyze $FIX/analyze-ramp.csv
 golden analyze-fio.txt 0 analyze $FIX/fio-4k_iops.1.log --round 5
 golden analyze-fio.csv 0 analyze $FIX/fio-4k_iops.1.log --round 5 --csv
+golden analyze-fio-jitter.txt 0 analyze $FIX/fio-jitter_iops.1.log --round 1
+golden analyze-fio-json.txt 0 analyze $FIX/fio-ss.json
+golden analyze-fio-json.json 0 analyze $FIX/fio-ss.json --json
+golden samples-1-wide.txt 0 samples 1 --wide
+golden samples-2-metric.csv 0 samples 2 --metric iops,p99,bw,lat,lat-max,lat-stddev --csv
 
 ###########################################################################
 diag "exit codes: 0 ok/steady, 1 not steady"
@@ -211,6 +225,24 @@ has "$ERR" "iops" "malformed CSV: names the column"
 expect_fail 2 "nope" "analyze --column nope" analyze $FIX/analyze-steady.csv --column nope
 expect_fail 2 "--metric" "analyze --metric" analyze $FIX/analyze-steady.csv --metric iops
 expect_fail 2 "60 s" "a fio log shorter than one round" analyze $FIX/fio-4k_iops.1.log
+expect_fail 2 "give --round 1 or more" "a fio log's interval longer than a round" \
+	analyze $FIX/fio-4k_iops.1.log --round 0.5
+has "$ERR" "1000 ms apart" "  names the log's interval"
+expect_fail 2 "--job" "a fio JSON with two jobs' steady-state data" \
+	analyze $FIX/fio-ss-two-jobs.json
+has "$ERR" "'randwrite-4k', 'randread-4k'" "  names both jobs"
+expect_fail 2 "no job has a steadystate block" "a fio JSON without steady-state data" \
+	analyze $FIX/fio-no-ss.json
+expect_fail 2 "no \"lat_ns\" array" "a fio JSON without latency data, --column lat" \
+	analyze $FIX/fio-ss.json --column lat
+expect_fail 2 "--round is for fio logs" "--round with fio JSON" analyze $FIX/fio-ss.json --round 1
+expect_fail 2 "no job 'nope'" "--job nope" analyze $FIX/fio-ss.json --job nope
+expect_fail 2 "--job is for fio's JSON" "--job with a CSV" analyze $FIX/analyze-steady.csv --job 1
+printf '{"jobs": [\n{"jobname": "x",\n' >"$T/cut.json"
+expect_fail 2 "$T/cut.json:3: not valid JSON" "a cut fio JSON names the line" analyze "$T/cut.json"
+printf 'round,iops,partial\n1,100,false\n2,100,maybe\n' >"$T/partial-bad.csv"
+expect_fail 2 "$T/partial-bad.csv:3: column 'partial': 'maybe' is not true or false" \
+	"a partial column that is neither true nor false" analyze "$T/partial-bad.csv"
 
 NEWER=$(dbcopy newer.db)
 sqlite3 "$NEWER" 'PRAGMA user_version = 99' || bail_out "sqlite3 failed"
@@ -364,15 +396,59 @@ run --db "$DB" runs --csv
 is "$(head -n 1 "$T/out")" "run,name,state,model,serial,device,created,ended" "runs --csv header"
 is "$(wc -l <"$T/out")" 5 "runs --csv: a header and four rows"
 run --db "$DB" samples 1 --csv
+DIRKEYS="ios,bytes,iops,bw_mbps,lat_mean_us,lat_stddev_us,lat_min_us,lat_max_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p99_9_us,lat_p99_99_us"
 is "$(head -n 1 "$T/out")" \
-	"round,start,elapsed_s,iops,bw_mbps,lat_mean_us,lat_p99_us,lat_max_us,lat_stddev_us,read_iops,write_iops,errors,partial" \
-	"samples --csv header"
-is "$(awk -F, '{ print NF }' "$T/out" | sort -u)" 13 "samples --csv: 13 fields on every row"
+	"round,start,end,elapsed_s,length_s,point,threads,iodepth,$DIRKEYS,$(echo ",$DIRKEYS" |
+		sed 's/,/,read_/g' | cut -c2-),$(echo ",$DIRKEYS" | sed 's/,/,write_/g' |
+		cut -c2-),errors,partial" \
+	"samples --csv header: every stored figure, all I/O, read_ and write_"
+is "$(awk -F, '{ print NF }' "$T/out" | sort -u)" 49 "samples --csv: 49 fields on every row"
+# run 1 round 1: 12000000 writes of 4 KiB in 60 s; p99.9 400 us, p99.99 600 us
+is "$(sed -n 2p "$T/out")" \
+	"1,2026-11-30T01:23:21.000Z,2026-11-30T01:24:21.000Z,60,60,,,,12000000,49152000000,200000,819.2,100,25,20,800,90,150,250,400,600,0,0,0,0,0,0,0,0,0,0,0,0,0,12000000,49152000000,200000,819.2,100,25,20,800,90,150,250,400,600,0,false" \
+	"samples 1 --csv: round 1 as stored (ios, bytes, every percentile, per direction)"
+run --db "$DB" samples 1 --wide
+is "$(head -n 1 "$T/out" | wc -w)" 49 "samples --wide: the 49 columns in the table too"
 run --db "$DB" samples 2 --metric iops,p99 --csv
-is "$(head -n 1 "$T/out")" "round,start,elapsed_s,iops,lat_p99_us,partial" \
-	"samples --metric iops,p99 --csv header"
-is "$(sed -n 2p "$T/out")" "1,2026-11-30T03:06:41.000Z,60.0,90000.0,645.0,false" \
+is "$(head -n 1 "$T/out")" "round,start,elapsed_s,iops,p99_us,partial" \
+	"samples --metric iops,p99 --csv header: a column per metric, named with its unit"
+is "$(sed -n 2p "$T/out")" "1,2026-11-30T03:06:41.000Z,60,90000,645,false" \
 	"samples 2 --metric iops,p99 --csv: round 1 (5400000 I/Os / 60 s, p99 645 us)"
+
+# a sweep's samples name their point, and its load from the points table
+SWEEP=$(dbcopy sweep.db)
+STATS="errors, r_ios, r_bytes, r_lat_mean_ns, r_lat_stddev_ns, r_lat_min_ns, r_lat_max_ns,
+	r_lat_p50_ns, r_lat_p90_ns, r_lat_p99_ns, r_lat_p999_ns, r_lat_p9999_ns, w_ios, w_bytes,
+	w_lat_mean_ns, w_lat_stddev_ns, w_lat_min_ns, w_lat_max_ns, w_lat_p50_ns, w_lat_p90_ns,
+	w_lat_p99_ns, w_lat_p999_ns, w_lat_p9999_ns, a_ios, a_bytes, a_lat_mean_ns,
+	a_lat_stddev_ns, a_lat_min_ns, a_lat_max_ns, a_lat_p50_ns, a_lat_p90_ns, a_lat_p99_ns,
+	a_lat_p999_ns, a_lat_p9999_ns"
+sqlite3 -bail "$SWEEP" "INSERT INTO samples (phase_id, seq, start_ns, end_ns, $STATS, point)
+	SELECT phase_id, seq, start_ns, end_ns, $STATS, seq FROM points WHERE phase_id = 4;
+	INSERT INTO samples (phase_id, seq, start_ns, end_ns, $STATS, point)
+	SELECT phase_id, 4, end_ns, end_ns + 1000000000, $STATS, 4 FROM points
+	WHERE phase_id = 4 AND seq = 3;" || bail_out "adding sweep samples failed"
+run --db "$SWEEP" samples 1 --phase 4 --csv
+is "$(cut -d, -f1,6-8,11 "$T/out" | tr '\n' ' ')" \
+	"round,point,threads,iodepth,iops 1,1,2,2,40000 2,2,4,8,95000 3,3,16,16,101000 4,4,,,6060000 " \
+	"samples --phase 4 --csv: point, threads and iodepth (none yet for point 4)"
+run --db "$SWEEP" samples 1 --phase 4
+like "$(sed -n 2p "$T/out")" '^ +1  2026-11-30 01:35:21 +60.0 +1 +2 +2 +40000.0 ' \
+	"samples of a sweep: the table shows point, threads and iodepth"
+
+# plateau's own CSV back into analyze: a partial interval is not a round
+PART=$(dbcopy partial.db)
+sqlite3 -bail "$PART" "UPDATE samples SET partial = 1 WHERE phase_id = 3 AND seq = 12" ||
+	bail_out "marking a partial sample failed"
+run --db "$PART" samples 1 --csv
+cp "$T/out" "$T/partial.csv"
+run --db "$PART" steady 1 --json
+STORED=$(jq -c 'del(.source, .unit)' "$T/out")
+run analyze "$T/partial.csv" --json
+is "$(jq -c 'del(.source, .unit)' "$T/out")" "$STORED" \
+	"analyze of samples --csv: the verdict steady gives the stored phase (11 rounds)"
+is "$(jv '[.rounds, .source.entries, .source.partial_rows]')" '[11,12,1]' \
+	"  the partial row read and left out"
 STEADY_CSV="metric,criterion,window,rounds,steady,steady_round,window_start,window_end,average,slope,intercept,data_excursion,slope_excursion,data_limit,slope_limit,lost,lost_round"
 run --db "$DB" steady 2 --csv
 is "$(head -n 1 "$T/out")" "$STEADY_CSV" "steady --csv header"

@@ -378,8 +378,15 @@ static void test_fio_errors(void)
 	fails(fiolog("\n\n", NULL, IMPORT_LOG_IOPS, 1, &s, &e), &e, 0, "no entries", "only blanks");
 	fails(fiolog("100, 1, 0, 4096\n500, 1, 0, 4096\n", NULL, IMPORT_LOG_IOPS, 1, &s, &e), &e, 0,
 	      "covers 0.500 s, less than one round", "shorter than a round");
-	fails(fiolog("1000, 5, 1, 0\n3000, 5, 1, 0\n", NULL, IMPORT_LOG_IOPS, 1, &s, &e), &e, 0,
-	      "round 2 (1 to 2 s) has no entries", "averaged log with a hole");
+	fails(fiolog("1000, 5, 1, 0\n2000, 5, 1, 0\n4000, 5, 1, 0\n5000, 5, 1, 0\n", NULL,
+		     IMPORT_LOG_IOPS, 1, &s, &e),
+	      &e, 0, "round 3 (2 to 3 s) has no entries", "averaged log with a hole");
+	fails(fiolog("2000, 5, 1, 0\n4000, 5, 1, 0\n6000, 5, 1, 0\n", NULL, IMPORT_LOG_IOPS, 1, &s,
+		     &e),
+	      &e, 0,
+	      "entries are 2000 ms apart (its log_avg_msec), more than a round of 1 s: give "
+	      "--round 2 or more",
+	      "an averaged log's interval longer than a round");
 	fails(fiolog("1000, 5, 1, 4096\n3000, 5, 1, 4096\n", NULL, IMPORT_LOG_LAT, 1, &s, &e), &e,
 	      0, "round 2", "per-I/O latency log with a hole");
 	fails(fiolog("1e12, 5, 1, 0\n", NULL, IMPORT_LOG_IOPS, 0.001, &s, &e), &e, 1,

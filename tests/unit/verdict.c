@@ -5,6 +5,7 @@
  * JSON (nulls where a round is not there) and as CSV cells.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,79 @@ static int parse_fails(const char *json, const char *want)
 	if (r != -EBADMSG || !strstr(err, want))
 		diag("got %d '%s', want -EBADMSG and '%s'", r, err, want);
 	return r == -EBADMSG && strstr(err, want) && vp.criterion == -1 && !vp.set;
+}
+
+/* a JSON document's number at @key, as a script's parser reads it */
+static double json_number(json_object *doc, const char *key)
+{
+	json_object *v = json_object_object_get(doc, key);
+
+	return v ? json_object_get_double(v) : -1.0;
+}
+
+/*
+ * Every number of a result reads back to the double judged: the verdict
+ * JSON and CSV once printed 148913.37293816853 as 148913 and 1234567.1 as
+ * 1.23457e+06.
+ */
+static void exact_numbers(struct steady_params *sp)
+{
+	static const double y[5] = {148913.37293816853, 0.1, 1234567.1, 2.0 / 3.0, 1e-300};
+	struct steady_result r = {0};
+	char buf[VERDICT_CSV_NCOLS][VERDICT_CSV_CELL_BYTES];
+	const char *cells[VERDICT_CSV_NCOLS];
+	json_object *o, *back, *win;
+	const char *text;
+	int same = 1;
+
+	r.rounds = 5;
+	r.window_start = 1;
+	r.window_end = 5;
+	r.average = 148913.37293816853;
+	r.slope = -1234567.1;
+	r.intercept = 2.0 / 3.0;
+	r.data_excursion = 0.1 + 0.2;
+	r.slope_excursion = 1e-300;
+	r.data_limit = 29782.674587633706;
+	r.slope_limit = NAN;
+	o = verdict_result_json(&r, NULL, sp, "iops", "IOPS", y, 0);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	ok(strstr(text, "\"average\":148913.37293816853") != NULL,
+	   "JSON: the average as its shortest exact text");
+	back = json_tokener_parse(text);
+	ok(back != NULL, "JSON: the result parses");
+	is_dbl(json_number(back, "average"), 148913.37293816853, 0,
+	       "JSON: average reads back equal");
+	is_dbl(json_number(back, "slope"), -1234567.1, 0, "JSON: slope reads back equal");
+	is_dbl(json_number(back, "intercept"), 2.0 / 3.0, 0, "JSON: intercept reads back equal");
+	is_dbl(json_number(back, "data_excursion"), 0.1 + 0.2, 0,
+	       "JSON: data_excursion reads back equal (0.30000000000000004)");
+	is_dbl(json_number(back, "slope_excursion"), 1e-300, 0,
+	       "JSON: slope_excursion reads back equal");
+	is_dbl(json_number(back, "data_limit"), 29782.674587633706, 0,
+	       "JSON: data_limit reads back equal");
+	ok(json_object_object_get_ex(back, "slope_limit", NULL) &&
+		   !json_object_object_get(back, "slope_limit"),
+	   "JSON: a NaN is null, not an invalid token");
+	win = json_object_object_get(back, "window_values");
+	for (size_t i = 0; i < 5; i++)
+		same = same && json_object_get_double(json_object_array_get_idx(win, i)) == y[i];
+	ok(win && json_object_array_length(win) == 5 && same,
+	   "JSON: every window value reads back equal");
+	json_object_put(back);
+	json_object_put(o);
+
+	verdict_result_csv(cells, buf, &r, NULL, sp, "iops");
+	is_str(cells[8], "148913.37293816853", "CSV: the average as its shortest exact text");
+	is_dbl(strtod(cells[9], NULL), -1234567.1, 0, "CSV: slope reads back equal");
+	is_dbl(strtod(cells[10], NULL), 2.0 / 3.0, 0, "CSV: intercept reads back equal");
+	is_dbl(strtod(cells[12], NULL), 1e-300, 0, "CSV: slope_excursion reads back equal");
+	is_str(cells[14], "", "CSV: a NaN is an empty cell");
+	r.average = 101000;
+	r.slope = 1e300;
+	verdict_result_csv(cells, buf, &r, NULL, sp, "iops");
+	is_str(cells[8], "101000", "CSV: a whole number as its digits, not 1.01e+05");
+	is_str(cells[9], "1e+300", "CSV: beyond 2^53 the shortest text");
 }
 
 int main(void)
@@ -118,7 +192,7 @@ int main(void)
 	/* a result: rounds that are not there are null */
 	steady_params_default(&sp, STEADY_SNIA);
 	r.rounds = 3;
-	o = verdict_result_json(&r, NULL, &sp, "iops", "IOPS", NULL, VERDICT_JSON_SHORT);
+	o = verdict_result_json(&r, NULL, &sp, "iops", "IOPS", NULL, 0);
 	is_str(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 	       "{\"metric\":\"iops\",\"unit\":\"IOPS\",\"criterion\":\"snia\",\"window\":5,"
 	       "\"steady\":false,\"steady_round\":null,\"rounds\":3,\"capped\":false,"
@@ -137,8 +211,27 @@ int main(void)
 	is_str(cells[0], "a,b", "CSV: the metric's name as is (the writer quotes it)");
 	is_str(cells[5], "9", "CSV: steady_round");
 	is_str(cells[6], "5", "CSV: window_start");
-	is_str(cells[8], "1.23457e+06", "CSV: numbers as %%.6g");
+	is_str(cells[8], "1234567", "CSV: 1234567 exactly, not %%.6g's 1.23457e+06");
 	is_str(cells[16], "", "CSV: no lost_round");
 	is_str(verdict_csv_columns[16], "lost_round", "CSV: the last column");
+
+	exact_numbers(&sp);
+
+	/* the parameters a phase stores: exact, and the shortest text */
+	verdict_params_init(&vp);
+	vp.criterion = STEADY_FIO_DEV;
+	vp.p.data_limit = 0.1;
+	vp.p.slope_limit = 148913.37293816853;
+	vp.set = VERDICT_SET_DATA | VERDICT_SET_SLOPE;
+	o = json_object_new_object();
+	verdict_params_json(o, &vp);
+	is_str(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+	       "{\"criterion\":\"fio-dev\",\"data_limit\":0.1,\"slope_limit\":148913.37293816853}",
+	       "params: 0.1 is 0.1 (not 0.10000000000000001), every digit kept");
+	verdict_params_parse(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), &cli, err,
+			     sizeof(err));
+	ok(cli.p.data_limit == 0.1 && cli.p.slope_limit == 148913.37293816853,
+	   "params: read back equal");
+	json_object_put(o);
 	return done_testing();
 }
