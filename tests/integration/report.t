@@ -522,6 +522,12 @@ for h in A B C; do
 done
 has "$HTML" '<td class="uuid">bbbbbbbb-0000-4000-8000-000000000002</td>' "threedb: the global id in the summary"
 has "$HTML" '<section class="run" id="run-3-1">' "threedb: hostC:1 has its own section"
+mkdir "$T/lab"
+cp "$T/hostA.db" "$T/hostB.db" "$T/hostC.db" "$T/lab/"
+run --db "$T/lab" report hostC:1 hostB:2 -o "$T/labdir.html"
+is "$RC:$ERR" "0:" "threedb: --db DIR: exit 0, nothing on stderr"
+is "$(jqd "$T/labdir.html" '[.runs[] | [.ref, .db]]')" "[[\"hostC:1\",\"$T/lab/hostC.db\"],[\"hostB:2\",\"$T/lab/hostB.db\"]]" \
+	"threedb: --db DIR: each run from its file in the directory"
 run --db "$T/hostA.db" --db "$T/hostB.db" report hostA:1 hostA:1 -o "$T/x.html"
 is "$RC:$ERR" "2:plateau: run hostA:1 is named twice" "threedb: a run named twice"
 cp "$T/hostA.db" "$T/copyA.db"
