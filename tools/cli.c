@@ -112,6 +112,8 @@ const char *cli_suggest(const char *word, const char *const *cands, size_t n)
 
 #define CLI_MAX_OPTS 48
 
+const char *const cli_global_opts[4] = {"--db", "--socket", "--json", "--csv"};
+
 /* The --word tokens of a command's synopsis and help, each once, into
  * @buf (NUL-separated) and @opts; returns how many. */
 static size_t cli_help_options(const struct cli_cmd *c, char *buf, size_t len, const char **opts)
@@ -157,6 +159,11 @@ int cli_bad_option(const char *cmd, char **argv)
 	if (c && !strncmp(opt, "--", 2)) {
 		snprintf(word, sizeof(word), "%.*s", (int)strcspn(opt, "="), opt);
 		n = cli_help_options(c, buf, sizeof(buf), opts);
+		/* the global options stand anywhere: a mistyped one lands here */
+		for (size_t i = 0;
+		     i < sizeof(cli_global_opts) / sizeof(cli_global_opts[0]) && n < CLI_MAX_OPTS;
+		     i++)
+			opts[n++] = cli_global_opts[i];
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(opts[i], word))
 				return cli_error(CLI_USAGE,

@@ -117,6 +117,8 @@ int cli_parse_run(const char *arg, int64_t *run_id);
  * candidates as HOST:N and UUID; 3 not found).
  */
 int cli_find_run(struct cli *cli, const char *arg, int64_t *run_id);
+/* the global options, for suggestions */
+extern const char *const cli_global_opts[4];
 /* The closest of @n candidates to @word by edit distance, when close
  * enough to be a typing mistake; NULL otherwise */
 const char *cli_suggest(const char *word, const char *const *cands, size_t n);

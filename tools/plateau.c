@@ -221,8 +221,15 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version"))
 		return cmd_version(&cli, 1, argv);
 	c = cli_find(argv[1]);
-	if (!c && argv[1][0] == '-')
+	if (!c && argv[1][0] == '-') {
+		const char *hint = cli_suggest(argv[1], cli_global_opts, 4);
+
+		if (hint)
+			return cli_error(CLI_USAGE,
+					 "unknown option '%s': did you mean %s? (plateau help)",
+					 argv[1], hint);
 		return cli_error(CLI_USAGE, "unknown option '%s' (plateau help)", argv[1]);
+	}
 	if (!c)
 		return cli_no_command(argv[1]);
 	if (cli.ndb_args > 1 && !cli_reads_many(c->name))

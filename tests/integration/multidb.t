@@ -199,6 +199,8 @@ is "$RC" 2 "  exit 2"
 fails 2 "did you mean status?" "plateau help stauts" help stauts
 fails 2 "did you mean --serial?" "runs --seriall" --db "$D/a.db" runs --seriall X
 fails 2 "did you mean --metric?" "samples --metirc" --db "$D/a.db" samples 1 --metirc iops
+fails 2 "did you mean --json?" "a global option mistyped before the command" --jsno runs
+fails 2 "did you mean --db?" "a global option mistyped after it" runs --dbb "$D/a.db"
 fails 2 "--serial needs a value" "runs --serial without its value" --db "$D/a.db" runs --serial
 fails 2 "'--bogus'" "runs --bogus: no suggestion, the option named" --db "$D/a.db" runs --bogus
 unlike "$ERR" "did you mean" "  and nothing suggested"
