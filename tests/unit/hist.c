@@ -313,6 +313,68 @@ static void test_serialize(void)
 	free(d);
 }
 
+/*
+ * A span of stored rounds, as `plateau latency` reads it: each round's
+ * histogram encoded and decoded (the store's blob), then merged.  The
+ * values are bucket midpoints (hist_bucket_value()), which a histogram
+ * reports exactly, so every percentile of the span, stored or not (12.5,
+ * 99.999), must equal the nearest-rank order statistic of all of the
+ * rounds' values together, exactly; and no average of per-round
+ * percentiles is that.
+ */
+static void test_span(void)
+{
+	enum { ROUNDS = 10, PER = 1000 };
+	static uint64_t vals[ROUNDS * PER];
+	static const double pcts[] = {0.01, 12.5, 50, 90, 99, 99.9, 99.99, 99.999, 100};
+	static uint8_t blob[HIST_ENCODED_MAX];
+	struct hist *all = malloc(sizeof(*all)), *round = malloc(sizeof(*round));
+	struct hist *back = malloc(sizeof(*back));
+	int bad = 0, bad_codec = 0;
+	double avg99 = 0;
+
+	if (!all || !round || !back)
+		bail_out("out of memory");
+	hist_init(all);
+	for (int r = 0; r < ROUNDS; r++) {
+		ssize_t n;
+
+		hist_init(round);
+		/* round r is slower than round r - 1: its values climb the buckets */
+		for (int i = 0; i < PER; i++) {
+			unsigned int b = 200 + (unsigned int)(rng() % (400 + 40 * (unsigned int)r));
+			uint64_t v = hist_bucket_value(b);
+
+			vals[r * PER + i] = v;
+			hist_record(round, v);
+		}
+		avg99 += (double)hist_percentile(round, 99) / ROUNDS;
+		n = hist_encode(round, blob, sizeof(blob));
+		if (n < 0 || hist_decode(back, blob, (size_t)n) || !same_hist(back, round))
+			bad_codec++;
+		hist_merge(all, back);
+	}
+	ok(!bad_codec, "every round survives its blob");
+	is_u64(hist_count(all), ROUNDS * PER, "the span holds every round's values");
+	qsort(vals, ROUNDS * PER, sizeof(vals[0]), cmp_u64);
+	for (size_t k = 0; k < sizeof(pcts) / sizeof(pcts[0]); k++) {
+		uint64_t rank = hist_rank(ROUNDS * PER, pcts[k]);
+
+		if (hist_percentile(all, pcts[k]) != vals[rank - 1] && bad++ < 5)
+			diag("p%g of the span: %llu, exact %llu", pcts[k],
+			     (unsigned long long)hist_percentile(all, pcts[k]),
+			     (unsigned long long)vals[rank - 1]);
+	}
+	ok(!bad, "every percentile of the merged span is its exact order statistic");
+	ok((double)hist_percentile(all, 99) != avg99,
+	   "the span's p99 is not the average of the rounds' p99s");
+	is_u64(hist_min(all), vals[0], "the span's minimum is exact");
+	is_u64(hist_max(all), vals[ROUNDS * PER - 1], "the span's maximum is exact");
+	free(all);
+	free(round);
+	free(back);
+}
+
 int main(void)
 {
 	test_buckets();
@@ -321,5 +383,6 @@ int main(void)
 	test_ranks();
 	test_merge();
 	test_serialize();
+	test_span();
 	return done_testing();
 }
