@@ -8,7 +8,7 @@
 #                   there; make check-san alone: only that part); its
 #                   last line is "make check: N passed, N failed, N skipped"
 #   make bench      `plateau run` (the product path) against fio, side by side
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (make uninstall: the same files)
 #
 # Test settings, on the command line or in the environment (the tests read
 # them from the environment):
@@ -66,7 +66,7 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/tests/helpers/%)
 MOCK_SO    := $(MOCK_SRC:tests/mock/%.c=$(B)/tests/mock/%.so)
 
 .SECONDARY:
-.PHONY: all unit tests check check-unit check-san check-layers check-format deps deps-check demo bench install clean format
+.PHONY: all unit tests check check-unit check-san check-layers check-format deps deps-check demo bench install uninstall clean format
 all: $(LIBA) $(B)/plateau $(B)/plateaud
 
 $(B)/%.o: %.c
@@ -188,34 +188,90 @@ BINDIR     ?= $(PREFIX)/bin
 SBINDIR    ?= $(PREFIX)/sbin
 DATADIR    ?= $(PREFIX)/share/plateau
 MANDIR     ?= $(PREFIX)/share/man
-UNITDIR    ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
-SYSUSERSDIR ?= $(shell pkg-config --variable=sysusersdir systemd 2>/dev/null || echo /usr/lib/sysusers.d)
-TMPFILESDIR ?= $(shell pkg-config --variable=tmpfilesdir systemd 2>/dev/null || echo /usr/lib/tmpfiles.d)
+# plateaud reads /etc/plateau/plateaud.conf whatever the prefix (lib/paths.h)
+SYSCONFDIR ?= /etc
+# systemd's directories as pkg-config's systemd.pc gives them: as they are
+# for PREFIX=/usr (the distribution's own, /lib/systemd/system on Debian
+# 12), and with its prefix defined to PREFIX otherwise, so that the files
+# stay under the prefix that make uninstall empties.  For /usr/local that
+# is /usr/local/lib/systemd/system (and .../sysusers.d, .../tmpfiles.d),
+# which systemd searches; below any other prefix systemd does not look, and
+# install says how to link the units (or set UNITDIR=/etc/systemd/system).
+ifeq ($(PREFIX),/usr)
+SD_PC      := pkg-config
+SD_ROOT    :=
+else
+SD_PC      := pkg-config --define-variable=prefix=$(PREFIX) \
+              --define-variable=root_prefix=$(PREFIX) --define-variable=rootprefix=$(PREFIX)
+SD_ROOT    := $(PREFIX)
+endif
+UNITDIR    ?= $(or $(shell $(SD_PC) --variable=systemdsystemunitdir systemd 2>/dev/null),$(SD_ROOT)/lib/systemd/system)
+SYSUSERSDIR ?= $(or $(shell $(SD_PC) --variable=sysusersdir systemd 2>/dev/null),$(PREFIX)/lib/sysusers.d)
+TMPFILESDIR ?= $(or $(shell $(SD_PC) --variable=tmpfilesdir systemd 2>/dev/null),$(PREFIX)/lib/tmpfiles.d)
+# bash-completion looks in $XDG_DATA_DIRS (/usr/local/share:/usr/share)
+COMPLETIONDIR ?= $(or $(shell pkg-config --define-variable=prefix=$(PREFIX) \
+                 --variable=completionsdir bash-completion 2>/dev/null),$(PREFIX)/share/bash-completion/completions)
 
-$(B)/plateaud.service: systemd/plateaud.service.in
-	$(Q)$(call quiet,GEN,$@)sed 's|@SBINDIR@|$(SBINDIR)|g' $< > $@
+# Every file make install writes, as SOURCE:DESTINATION:MODE; make uninstall
+# removes exactly these (the schema is compiled into the binaries: no
+# schema/*.sql is installed).
+INSTALL_FILES = \
+	$(B)/plateau:$(BINDIR)/plateau:0755 \
+	$(B)/plateaud:$(SBINDIR)/plateaud:0755 \
+	systemd/plateaud.service.in:$(UNITDIR)/plateaud.service:0644 \
+	systemd/plateaud.socket:$(UNITDIR)/plateaud.socket:0644 \
+	systemd/plateau.sysusers:$(SYSUSERSDIR)/plateau.conf:0644 \
+	systemd/plateau.tmpfiles:$(TMPFILESDIR)/plateau.conf:0644 \
+	tools/plateau.bash-completion:$(COMPLETIONDIR)/plateau:0644 \
+	$(foreach f,$(wildcard examples/*.plan) examples/plateaud.conf $(wildcard examples/prometheus/*),$(f):$(DATADIR)/$(f):0644) \
+	$(foreach f,$(wildcard examples/hooks/*),$(f):$(DATADIR)/$(f):0755) \
+	docs/plateau.1:$(MANDIR)/man1/plateau.1:0644 \
+	docs/plateau.plan.5:$(MANDIR)/man5/plateau.plan.5:0644 \
+	docs/plateaud.8:$(MANDIR)/man8/plateaud.8:0644
+# the configuration: installed when there is none, never over one
+CONF := $(SYSCONFDIR)/plateau/plateaud.conf
 
-install: all $(B)/plateaud.service
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) \
-		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DATADIR)/schema \
-		$(DESTDIR)$(DATADIR)/examples/hooks $(DESTDIR)$(DATADIR)/examples/prometheus \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
-		$(DESTDIR)$(MANDIR)/man8
-	install -m 0755 $(B)/plateau $(DESTDIR)$(BINDIR)/plateau
-	install -m 0755 $(B)/plateaud $(DESTDIR)$(SBINDIR)/plateaud
-	install -m 0644 $(B)/plateaud.service systemd/plateaud.socket $(DESTDIR)$(UNITDIR)/
-	install -m 0644 systemd/plateau.sysusers $(DESTDIR)$(SYSUSERSDIR)/plateau.conf
-	install -m 0644 systemd/plateau.tmpfiles $(DESTDIR)$(TMPFILESDIR)/plateau.conf
-	install -m 0644 $(SCHEMA) $(DESTDIR)$(DATADIR)/schema/
-	install -m 0644 $(wildcard examples/*.plan) $(DESTDIR)$(DATADIR)/examples/
-	install -m 0755 $(wildcard examples/hooks/*) $(DESTDIR)$(DATADIR)/examples/hooks/
-	install -m 0644 $(wildcard examples/prometheus/*) $(DESTDIR)$(DATADIR)/examples/prometheus/
-	install -m 0644 examples/plateaud.conf $(DESTDIR)$(DATADIR)/examples/
-	install -m 0644 docs/plateau.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 0644 docs/plateau.plan.5 $(DESTDIR)$(MANDIR)/man5/
-	install -m 0644 docs/plateaud.8 $(DESTDIR)$(MANDIR)/man8/
+# (a *.in file gets the paths of this install: the unit's ExecStart)
+install: all
+	$(Q)set -e; for e in $(INSTALL_FILES); do \
+		src=$${e%%:*}; rest=$${e#*:}; dst=$(DESTDIR)$${rest%:*}; mode=$${rest##*:}; \
+		install -d "$${dst%/*}"; \
+		case $$src in \
+		*.in) sed 's|@SBINDIR@|$(SBINDIR)|g' "$$src" >"$$dst.tmp" && \
+			install -m $$mode "$$dst.tmp" "$$dst" && rm -f "$$dst.tmp";; \
+		*) install -m $$mode "$$src" "$$dst";; \
+		esac; echo "  INSTALL $$dst"; \
+	done
+	$(Q)if [ -e $(DESTDIR)$(CONF) ]; then \
+		echo "  KEEP    $(DESTDIR)$(CONF) (not overwritten; examples/plateaud.conf is in $(DATADIR)/examples)"; \
+	else \
+		install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/plateau; \
+		install -m 0644 examples/plateaud.conf $(DESTDIR)$(CONF); echo "  INSTALL $(DESTDIR)$(CONF)"; \
+	fi
+	$(Q)case "$(UNITDIR)" in \
+	/lib/systemd/system|/usr/lib/systemd/system|/usr/local/lib/systemd/system|/etc/systemd/system) ;; \
+	*) echo "systemd does not look in $(UNITDIR): as root, systemctl link $(UNITDIR)/plateaud.socket $(UNITDIR)/plateaud.service" \
+		"(and copy the sysusers and tmpfiles files to /etc/sysusers.d and /etc/tmpfiles.d)";; \
+	esac
 	@echo "installed; as root: systemd-sysusers; systemd-tmpfiles --create;" \
 	      "systemctl daemon-reload; systemctl enable --now plateaud.socket plateaud.service"
+
+# what install wrote, and the directories of plateau's own it made; the
+# configuration only while it is the one install put there, unchanged
+uninstall:
+	$(Q)for e in $(INSTALL_FILES); do \
+		rest=$${e#*:}; dst=$(DESTDIR)$${rest%:*}; \
+		if [ -e "$$dst" ] || [ -L "$$dst" ]; then rm -f "$$dst"; echo "  RM      $$dst"; fi; \
+	done
+	$(Q)if [ -f $(DESTDIR)$(CONF) ] && cmp -s examples/plateaud.conf $(DESTDIR)$(CONF); then \
+		rm -f $(DESTDIR)$(CONF); echo "  RM      $(DESTDIR)$(CONF)"; \
+	elif [ -e $(DESTDIR)$(CONF) ]; then \
+		echo "  KEEP    $(DESTDIR)$(CONF) (changed since install)"; \
+	fi
+	$(Q)for d in $(DATADIR)/examples/hooks $(DATADIR)/examples/prometheus $(DATADIR)/examples \
+		$(DATADIR) $(SYSCONFDIR)/plateau; do \
+		[ -d $(DESTDIR)$$d ] && rmdir $(DESTDIR)$$d 2>/dev/null; true; \
+	done
 
 FORMAT_SRC = $(LIB_SRC) $(wildcard lib/*.h) $(DAEMON_SRC) $(wildcard daemon/*.h) \
 	     $(TOOLS_SRC) $(wildcard tools/*.h) $(UNIT_SRC) $(HELPER_SRC) $(MOCK_SRC) \

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,9 @@
 #include "cleanup.h"
 #include "erase-int.h"
 #include "msg.h"
+
+/* virtio 1.2, 5.2.3: the block device's feature bit for secure erase */
+#define ERASE_VIRTIO_BLK_F_SECURE_ERASE 16
 
 static const char *const method_names[ERASE_METHOD_COUNT] = {
 	[ERASE_AUTO] = "auto",
@@ -58,6 +62,39 @@ int erase_method_parse(const char *s, enum erase_method *m)
 	return -EINVAL;
 }
 
+/*
+ * Linux passes BLKSECDISCARD only to a queue with a secure-erase limit and
+ * fails it with EOPNOTSUPP otherwise; sysfs does not show that limit.  Of
+ * the drivers that set it, virtio-blk shows the feature that makes it set
+ * it (VIRTIO_BLK_F_SECURE_ERASE, bit 16 of device/features); loop, NVMe and
+ * SCSI disks never set it, and eMMC's depends on the card, which sysfs does
+ * not show: those are not offered secure-discard.
+ */
+static bool block_secure_erase(const struct target_identity *id)
+{
+	char link[PATH_MAX], drv[64], feat[256];
+	const char *base;
+	ssize_t n;
+	int fd;
+
+	snprintf(link, sizeof(link), "/sys/class/block/%s/device/driver", id->name);
+	n = readlink(link, drv, sizeof(drv) - 1);
+	if (n <= 0)
+		return false;
+	drv[n] = '\0';
+	base = strrchr(drv, '/');
+	if (strcmp(base ? base + 1 : drv, "virtio_blk"))
+		return false;
+	snprintf(link, sizeof(link), "/sys/class/block/%s/device/features", id->name);
+	fd = open(link, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, feat, sizeof(feat) - 1);
+	close(fd);
+	/* one '0' or '1' per feature bit, bit 0 first */
+	return n > ERASE_VIRTIO_BLK_F_SECURE_ERASE && feat[ERASE_VIRTIO_BLK_F_SECURE_ERASE] == '1';
+}
+
 uint32_t erase_methods_supported(const struct target_identity *id)
 {
 	uint32_t m = ERASE_BIT(ERASE_NONE);
@@ -80,8 +117,9 @@ uint32_t erase_methods_supported(const struct target_identity *id)
 			m |= ERASE_BIT(ERASE_DISCARD) | ERASE_BIT(ERASE_ZERO);
 		break;
 	case TARGET_BLOCK:
-		/* the kernel says whether BLKSECDISCARD works (EOPNOTSUPP) */
-		m |= ERASE_BIT(ERASE_SECURE_DISCARD) | ERASE_BIT(ERASE_ZERO);
+		if (block_secure_erase(id))
+			m |= ERASE_BIT(ERASE_SECURE_DISCARD);
+		m |= ERASE_BIT(ERASE_ZERO);
 		if (id->discard)
 			m |= ERASE_BIT(ERASE_DISCARD);
 		break;
@@ -156,8 +194,15 @@ static void refusal(const struct target_identity *id, enum erase_method m, char 
 			name, id->oacs);
 		break;
 	case ERASE_SECURE_DISCARD:
-		msg_set(msg, len, "%s is for block devices; %s is a %s", name, id->path,
-			target_kind_name(id->kind));
+		if (id->kind == TARGET_BLOCK)
+			msg_set(msg, len,
+				"%s: Linux has no secure erase for %s (BLKSECDISCARD would fail "
+				"with EOPNOTSUPP; only a virtio-blk disk with the secure-erase "
+				"feature is offered it): use discard or zero",
+				name, id->path);
+		else
+			msg_set(msg, len, "%s is for block devices; %s is a %s", name, id->path,
+				target_kind_name(id->kind));
 		break;
 	case ERASE_DISCARD:
 		if (id->kind == TARGET_BLOCK)

@@ -15,8 +15,10 @@
  *  - a control character other than tab anywhere in a line is an error;
  *  - spaces and tabs around a line, a section name, a key and a value are
  *    dropped;
- *  - an empty line, or one whose first character is '#' or ';', is skipped
- *    (there are no comments after a value: "x = a # b" has the value "a # b");
+ *  - an empty line, or one whose first character is '#' or ';', is skipped;
+ *    there are no comments after a value, as in fio and systemd: "x = a # b"
+ *    and "x = a ; b" have the values "a # b" and "a ; b", which a reader's
+ *    check of the value then quotes whole in its error;
  *  - "[name]" starts a section; nothing may follow the ']';
  *  - "key = value" is a pair; the value may be empty, the key may not; the
  *    first '=' splits them, so a value may hold '='.

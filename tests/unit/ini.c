@@ -64,6 +64,32 @@ int main(void)
 	is_int(ini_next(&it), INI_END, "then the end");
 	is_int(ini_next(&it), INI_END, "and the end again");
 
+	/*
+	 * plateau.plan(5), SYNTAX: a comment is a line of its own; '#' or ';'
+	 * after a value is part of it (as in fio and systemd), so a reader's
+	 * check of the value quotes the would-be comment in its error.
+	 */
+	ini_init(&it, "[erase]\n"
+		      "method = auto            ; sanitize crypto > block\n"
+		      "passes = 2\t# two fills\n"
+		      "name = #1\n"
+		      "  ; an indented comment line\n"
+		      "\t# and a tabbed one\n"
+		      "url = http://x/#frag;a\n");
+	is_int(ini_next(&it), INI_SECTION, "comments after values: the section");
+	is_int(ini_next(&it), INI_PAIR, "'; comment' after a value: a pair");
+	is_str(it.value, "auto            ; sanitize crypto > block",
+	       "';' after blanks stays in the value");
+	is_int(ini_next(&it), INI_PAIR, "'# comment' after a tab: a pair");
+	is_str(it.value, "2\t# two fills", "'#' after a tab stays in the value");
+	is_int(ini_next(&it), INI_PAIR, "a value that starts with '#'");
+	is_str(it.value, "#1", "is a value, not a comment");
+	is_int(ini_next(&it), INI_PAIR, "indented comment lines are skipped");
+	is_str(it.key, "url", "to the next pair");
+	is_str(it.value, "http://x/#frag;a", "'#' and ';' inside a word stay too");
+	is_int(it.line, 7, "on line 7");
+	is_int(ini_next(&it), INI_END, "then the end");
+
 	ini_init(&it, "key = v\n");
 	is_int(ini_next(&it), INI_PAIR, "a pair before any section");
 	ok(it.section == NULL, "has no section (the reader decides)");
