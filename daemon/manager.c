@@ -2,6 +2,7 @@
 /* manager: the runs in progress, their worker threads, status and resume. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "control.h"
 #include "events.h"
 #include "manager.h"
+#include "parse.h"
 #include "plan.h"
 #include "plateaud.h"
 
@@ -375,30 +377,58 @@ static int on_wake(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	return 0;
 }
 
+/* append to @buf, never past its end (a long device path is cut) */
+static void notify_cat(char *buf, size_t len, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void notify_cat(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*off + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, len - *off, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*off = *off + (size_t)n < len ? *off + (size_t)n : len - 1;
+}
+
 void manager_notify_status(struct manager *m)
 {
-	char buf[2048];
+	char buf[2048], d[40];
 	size_t off = 0;
 	unsigned int n = 0;
 
+	buf[0] = '\0';
 	for (struct drun *r = m->runs; r && off < sizeof(buf) - 256; r = r->next) {
+		struct drun_status st;
+		int64_t el;
+
 		pthread_mutex_lock(&r->lock);
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%srun %lld %s: %s",
-					n ? "; " : "", (long long)r->id, r->device, r->st.state);
-		if (r->st.phase_seq)
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %s",
-						r->st.phase_name);
-		if (r->st.progress >= 0)
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %.1f%%",
-						100.0 * r->st.progress);
-		if (r->st.last_sample_ns)
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-						" round %lld %.0f IOPS", (long long)r->st.rounds,
-						r->st.iops);
-		if (r->st.steady)
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " steady@%lld",
-						(long long)r->st.steady_round);
+		st = r->st;
 		pthread_mutex_unlock(&r->lock);
+		drun_status_now(&st, clock_wall_ns(), &el);
+		notify_cat(buf, sizeof(buf), &off, "%srun %lld %s: %s", n ? "; " : "",
+			   (long long)r->id, r->device, st.state);
+		if (st.phase_seq)
+			notify_cat(buf, sizeof(buf), &off, " %s", st.phase_name);
+		/* a precondition's share of max_rounds is its round, shown below */
+		if (st.progress >= 0 && strcmp(st.phase_kind, "precondition"))
+			notify_cat(buf, sizeof(buf), &off, " %.1f%%", 100.0 * st.progress);
+		if (st.last_sample_ns)
+			notify_cat(buf, sizeof(buf), &off, " round %lld %.0f IOPS",
+				   (long long)st.rounds, st.iops);
+		if (st.steady)
+			notify_cat(buf, sizeof(buf), &off, " steady@%lld",
+				   (long long)st.steady_round);
+		if (st.eta_ns >= 0)
+			notify_cat(buf, sizeof(buf), &off, " ETA %s",
+				   parse_fmt_duration(d, sizeof(d), (uint64_t)st.eta_ns));
+		else if (st.eta_max_ns >= 0)
+			notify_cat(buf, sizeof(buf), &off, " ETA <=%s",
+				   parse_fmt_duration(d, sizeof(d), (uint64_t)st.eta_max_ns));
 		n++;
 	}
 	if (!n)

@@ -853,14 +853,26 @@ const struct cli_cmd cli_cmd_check = {
 	CLI_FMT_JSON};
 
 const struct cli_cmd cli_cmd_stop = {
-	"stop", "RUN",	  "stop a run (it ends 'stopped'; what was measured is kept)",
-	"",	cmd_stop, false};
+	"stop",
+	"RUN",
+	"stop a run (it ends 'stopped'; what was measured is kept)",
+	"  A run that had already ended is not touched: stop says how it ended (state,\n"
+	"  when, why), from plateaud or, when plateaud is not running, the database.\n"
+	"  Exit status: 0 stop requested; 1 the run had already ended; 3 no such run\n"
+	"  in plateaud; 4 plateaud unreachable.\n",
+	cmd_stop,
+	CLI_FMT_NONE};
 
 const struct cli_cmd cli_cmd_status = {
 	"status",
 	"[RUN]",
-	"the runs plateaud is carrying out: phase, progress, last sample",
-	"  --json              the daemon's answer as JSON\n",
+	"the runs plateaud is carrying out: phase, load, progress, rate, ETA, rounds",
+	"  One line a run: the phase and its load (threads x iodepth), progress, rate\n"
+	"  (a fill in MB/s, else IOPS), p99 of the phase's last sample, elapsed time,\n"
+	"  ETA ('<=' when only its bound is known), ROUNDS (a precondition: judged of\n"
+	"  max_rounds; a sweep: point of points) and STEADY (since which round, or\n"
+	"  the current window's excursions as shares of their limits).\n"
+	"  --json              the daemon's answer as JSON (plateau(1), STATUS)\n",
 	cmd_status,
 	CLI_FMT_JSON};
 
