@@ -501,7 +501,7 @@ const struct cli_cmd cli_cmd_latency = {
 	"latency",
 	"RUN [--phase N] [--point N | --rounds A-B | --window] [--percentiles P,...]\n"
 	"       [--dir read|write|all]",
-	"any latency percentile of a phase, a point or a span of rounds, from the histograms",
+	"any latency percentile of a phase, point or rounds (histograms)",
 	"  --phase N           phase number (see `plateau show`); default: the last\n"
 	"                      preconditioning phase with samples (with --point: the\n"
 	"                      last sweep)\n"

@@ -1193,14 +1193,20 @@ out:
 
 const struct cli_cmd cli_cmd_plot = {
 	"plot",
-	"RUN [--phase N] [--metric M] [--width N] [--height N] [--ascii]",
-	"a phase's curve as a chart in the terminal, the steady-state window marked",
+	"RUN [--phase N] [--metric M] [--x qd|time|M] [--width N] [--height N] [--ascii]",
+	"a phase's curve in the terminal; a sweep's points against load",
 	"  --phase N           phase number (see `plateau show`); default: the last\n"
 	"                      preconditioning phase with samples\n"
-	"  --metric M          iops (default) bw lat lat-max lat-stddev p99\n"
+	"  --metric M          the y axis: iops (default), bw, lat, p99.9, read.p99,\n"
+	"                      write.lat-max, ... (any metric: plateau(1), METRICS)\n"
+	"  --x X               a sweep's x axis: qd (default: one line per thread\n"
+	"                      count against queue depth), a metric (iops: latency\n"
+	"                      against IOPS, demand intensity; y defaults to lat), or\n"
+	"                      time (its samples, as any other phase is drawn)\n"
 	"  --width N           characters (default: the terminal's, $COLUMNS, or 80)\n"
 	"  --height N          rows of the plot area (default 16)\n"
 	"  --ascii             plain characters instead of Unicode braille\n"
-	"  Exit status: 0 drawn; 2 bad option; 3 no such run or phase, or no samples.\n",
+	"  Exit status: 0 drawn; 2 bad option; 3 no such run or phase, or no samples\n"
+	"  (a sweep: no load point measured).\n",
 	cmd_plot,
 	CLI_FMT_NONE};

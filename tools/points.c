@@ -203,7 +203,7 @@ out:
 const struct cli_cmd cli_cmd_points = {
 	"points",
 	"RUN [--phase N]",
-	"the load points of a sweep: load, IOPS, MB/s and latency, one row each",
+	"a sweep's load points: threads, QD, IOPS, MB/s and latency",
 	"  --phase N           the sweep phase (see `plateau show`); default: the\n"
 	"                      run's last sweep phase\n" FORMAT_HELP
 	"  Columns (JSON keys, CSV header): point threads iodepth iops bw_mbps\n"
