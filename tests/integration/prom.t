@@ -198,10 +198,11 @@ snap() {
 	done
 	return 1
 }
-# dbcheck FILE: every per-sample figure of FILE is the stored sample's, read
-# back exactly (the shortest text that reads back); counters and summary
-# counts are the sums of the samples stored by the time of the file (those
-# that ended by its plateau_last_sample_timestamp_seconds); prints what
+# dbcheck FILE: every value of FILE is an integer or the shortest text that
+# reads back; every per-sample figure is the stored sample's, exactly;
+# counters and summary counts are the sums of the samples stored by the time
+# of the file (those that ended by its plateau_last_sample_timestamp_seconds);
+# prints what
 # differs, nothing when all agree
 dbcheck() {
 	python3 - "$1" "$T/p.db" <<'EOF'
@@ -284,6 +285,16 @@ for i, name in ((1, "read"), (2, "write")):
     expect("plateau_ios_total", sum(r[i] for r in allrows), direction=name)
     expect("plateau_bytes_total", sum(r[i + 2] for r in allrows), direction=name)
 expect("plateau_io_errors_total", sum(r[5] for r in allrows))
+# every value is an integer or the shortest text that reads back
+for (name, labels), v in series.items():
+    if re.fullmatch(r"-?[0-9]+", v):
+        continue
+    x = float(v)
+    short = next(p for p in range(1, 18) if float("%.*g" % (p, x)) == x)
+    digits = re.sub(r"[^0-9]", "", v.split("e")[0]).lstrip("0")
+    if len(digits) != short:
+        bad.append("%s %s: %s is not the shortest text of its double (%d digits)"
+                   % (name, dict(labels), v, short))
 # the per-sample figures are the current phase's only
 for (name, labels) in series:
     l = dict(labels)
