@@ -202,8 +202,7 @@ snap() {
 # reads back; every per-sample figure is the stored sample's, exactly;
 # counters and summary counts are the sums of the samples stored by the time
 # of the file (those that ended by its plateau_last_sample_timestamp_seconds);
-# prints what
-# differs, nothing when all agree
+# prints what differs, nothing when all agree
 dbcheck() {
 	python3 - "$1" "$T/p.db" <<'EOF'
 import re, sqlite3, sys
