@@ -34,6 +34,15 @@ ok $? "docs.extract.pl extracts the example blocks"
 nblocks=$(wc -l <"$BLK/index")
 ok "$([ "$nblocks" -ge 40 ] && echo 0 || echo 1)" "$nblocks blocks found (README, plateau(1), plateau.plan(5), plateaud(8))"
 
+# the man pages render without a groff warning
+if command -v groff >/dev/null; then
+	for f in plateau.1 plateau.plan.5 plateaud.8; do
+		is "$(groff -man -ww -z -Tutf8 "$S/docs/$f" 2>&1)" "" "docs/$f: groff -ww prints no warning"
+	done
+else
+	skip 3 "groff is not installed"
+fi
+
 # --- plans ---------------------------------------------------------------
 nplans=0
 while IFS=$'\t' read -r n where lang section; do
