@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * report: `plateau report RUN [RUN ...] -o FILE.html`.
+ * report: `plateau report RUN [RUN ...] -o FILE.html [--metric NAMES]`.
  *
  * One self-contained HTML file: the text and the tables are HTML written
  * here (readable and printable without JavaScript); the curves go into one
@@ -18,6 +18,12 @@
  * bounded in size: a phase with more than REP_BUCKETS samples is drawn from the minimum and the
  * maximum of each of REP_BUCKETS consecutive spans (so peaks and dips survive), and the report says
  * so.  The verdicts and the tables always use every sample.
+ *
+ * Runs may come from several databases (cli_find_run() picks each run's;
+ * each rep_run keeps its store): they are then named HOST:N on the page.
+ * Phases are compared by what they ran, never by their order: see
+ * rep_make_groups().  Every number in the JSON is the shortest text that
+ * reads back as the same double (j_num()).
  *
  * The page is built in memory and written to a temporary file in the
  * target's directory, then renamed over it: a failed report never leaves a
