@@ -207,12 +207,23 @@ static void top_timing(FILE *out, json_object *o, double prog)
 	int64_t eta = top_int(o, "eta_ns", -1), max = top_int(o, "eta_max_ns", -1);
 	int64_t el = top_int(o, "elapsed_ns", 0);
 	char unit[16], buf[40];
+	json_object *v;
 
+	/* a plateaud without timing (an older one): its progress only */
+	if (!json_object_object_get_ex(o, "elapsed_ns", &v)) {
+		if (isfinite(prog) && prog >= 0 && prog <= 1)
+			fprintf(out, "  progress  %.1f%%\n", 100.0 * prog);
+		return;
+	}
 	fputs("  progress  ", out);
 	if (isfinite(prog) && prog >= 0 && prog <= 1)
 		fprintf(out, "%.1f%%", 100.0 * prog);
 	else
 		fputs("-", out);
+	if (top_int(o, "max_rounds", 0) > 0)
+		fprintf(out, " (%lld of max_rounds %lld)",
+			(long long)top_int(o, "rounds_judged", 0),
+			(long long)top_int(o, "max_rounds", 0));
 	if (top_int(o, "npoints", 0) > 0)
 		fprintf(out, " (point %lld of %lld)", (long long)top_int(o, "point", 0),
 			(long long)top_int(o, "npoints", 0));
@@ -269,8 +280,6 @@ static void top_run(FILE *out, json_object *o, struct top_db *db, int64_t now_ns
 	if (strcmp(kind, "precondition") || phase <= 0)
 		return;
 	fprintf(out, "  rounds    %lld", (long long)top_int(o, "rounds", 0));
-	if (top_int(o, "max_rounds", 0) > 0)
-		fprintf(out, " of max_rounds %lld", (long long)top_int(o, "max_rounds", 0));
 	if (top_bool(o, "steady"))
 		fprintf(out, ", steady since round %lld", (long long)top_int(o, "steady_round", 0));
 	else if (top_bool(o, "steady_lost"))
@@ -353,7 +362,7 @@ int cmd_top(struct cli *cli, int argc, char **argv)
 	struct top_db db = {.path = cli->db_path};
 	uint64_t interval_ns = TOP_INTERVAL_DEFAULT_NS;
 	struct sigaction sa = {.sa_handler = top_on_signal};
-	bool once = false;
+	bool once = false, interval_set = false;
 	char err[1024];
 	int opt, r;
 
@@ -368,6 +377,7 @@ int cmd_top(struct cli *cli, int argc, char **argv)
 					"--interval: expected a duration of at least 100ms "
 					"('2s', '500ms'), not '%s'",
 					optarg);
+			interval_set = true;
 			break;
 		case 'o':
 			once = true;
@@ -379,8 +389,9 @@ int cmd_top(struct cli *cli, int argc, char **argv)
 	if (optind != argc)
 		return cli_usage("top");
 
-	/* not on a terminal (a pipe, a log): one frame, no screen control */
-	if (!isatty(STDOUT_FILENO))
+	/* not on a terminal (a pipe, a log): one frame, no screen control,
+	 * unless redraws were asked for (--interval) */
+	if (!isatty(STDOUT_FILENO) && !interval_set)
 		once = true;
 	r = top_frame(stdout, cli->socket_path, &db, !once, err, sizeof(err));
 	if (r || once) {
@@ -419,7 +430,7 @@ const struct cli_cmd cli_cmd_top = {
 	"  under 100% for the fio criteria: the window passes).\n"
 	"  --interval D        redraw every D (default 2s); Ctrl-C ends\n"
 	"  --once              print once, without escape codes (also when stdout is not\n"
-	"                      a terminal)\n"
+	"                      a terminal and --interval is not given)\n"
 	"  Exit status: 0; 2 bad option; 4 plateaud unreachable.\n",
 	cmd_top,
 	CLI_FMT_NONE};

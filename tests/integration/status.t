@@ -131,8 +131,8 @@ out=$(timeout 20 "$PLATEAU" --db "$DB" --socket "$SOCK" top </dev/null 2>&1)
 rc=$?
 is "$rc" 0 "top with stdout not a terminal ends after one frame (exit 0)"
 unlike "$out" $'\033' "  without screen control codes"
-like "$out" 'progress +[0-9.]+%, [0-9]+ IOPS, elapsed [0-9hms.]+, ETA' "  with progress, rate, elapsed time and ETA"
-like "$out" 'rounds +[0-9]+ of max_rounds 200' "  and the rounds of max_rounds"
+like "$out" 'progress +[0-9.]+% \([0-9]+ of max_rounds 200\), [0-9]+ IOPS, elapsed [0-9hms.]+, ETA' "  with progress, rate, elapsed time and ETA"
+like "$out" 'progress +[0-9.]+% \([0-9]+ of max_rounds 200\), ' "  and the rounds judged of max_rounds"
 
 # --- stop of a finished run: it says how it ended ---
 is "$(pctl stop 1 2>&1)" "run 1: stop requested" "stop run 1"
