@@ -77,7 +77,7 @@ LOOP=$LOOPDEV
 SERIAL=$(serial_of "$LOOP")
 [ -n "$SERIAL" ] || bail_out "no serial for $LOOP"
 truncate -s 64M "$W/test.img"
-daemon_start || bail_out "plateaud does not start: $(tail -n 5 "$LOG")"
+daemon_start --prometheus-file "$W/plateau.prom" || bail_out "plateaud does not start: $(tail -n 5 "$LOG")"
 
 # a plan shaped like the lab suite's first phases (erase, fill, precondition,
 # sweep: phase 3 is the precondition, as in the docs' examples), small and quick
@@ -375,7 +375,36 @@ while IFS=$'\t' read -r n where lang section; do
 		fi
 	done <"$BLK/$n"
 done <"$BLK/index"
+# plateaud(8) PROMETHEUS METRICS: every metric of the example is in the
+# textfile while a run preconditions (names, not labels or values)
+section_output status >/dev/null 2>&1
+nmetrics=0
+while IFS=$'\t' read -r n where lang section; do
+	[ "$section" = "PROMETHEUS METRICS" ] || continue
+	for m in $(grep -oE '^plateau_[a-z_]+' "$BLK/$n" | sort -u); do
+		grep -qE "^$m[{ ]" "$W/plateau.prom"
+		ok $? "$where: the textfile has $m" || diag "$(grep -oE '^plateau_[a-z_]+' "$W/plateau.prom" | sort -u | tr '\n' ' ')"
+		nmetrics=$((nmetrics + 1))
+	done
+done <"$BLK/index"
+ok "$([ "$nmetrics" -ge 3 ] && echo 0 || echo 1)" "$nmetrics documented metrics checked"
 [ -n "$long_run" ] && pctl stop "$long_run" >/dev/null 2>&1
+
+# plateaud(8) CONTROL PROTOCOL: the request shown gets a reply with the keys shown
+while IFS=$'\t' read -r n where lang section; do
+	[ "$section" = "CONTROL PROTOCOL" ] && grep -q "^# echo '{" "$BLK/$n" || continue
+	req=$(sed -n "s/^# echo '\(.*\)' | socat .*/\1/p" "$BLK/$n")
+	reply=$(printf '%s\n' "$req" | "$HELPERS/ctl-send" --lines 1 "$SOCK")
+	for k in $(sed -n '2p' "$BLK/$n" | grep -oE '"[a-z_]+":' | tr -d '":'); do
+		has "$reply" "\"$k\":" "$where: $req is answered with \"$k\""
+	done
+done <"$BLK/index"
+
+# every MESSAGE_ID the docs give (32 hex digits) is one plateau or plateaud sends
+for id in $(cat "$S/README.md" "$S"/docs/*.[158] | grep -oE '\b[0-9a-f]{32}\b' | sort -u); do
+	grep -q "\"$id\"" "$S"/lib/*.[ch] "$S"/daemon/*.[ch] "$S"/tools/*.[ch]
+	ok $? "MESSAGE_ID=$id is one plateau or plateaud sends"
+done
 ok "$([ "$nshapes" -ge 15 ] && echo 0 || echo 1)" "$nshapes table headers and labels checked"
 
 # README: the drives table's header and the loop device's erase methods
