@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -166,12 +167,30 @@ static int out_fmt_fixed(char *buf, size_t len, double v, int prec)
 
 char *out_fmt_double(char *buf, size_t len, double v)
 {
+	/* subnormals hold fewer digits than the shortcut below assumes */
+	if (!isfinite(v) || len < PARSE_DOUBLE_BYTES || (v != 0.0 && fabs(v) < DBL_MIN))
+		return parse_fmt_double(buf, len, v);
 	/* parse_fmt_double() writes a whole number of few significant digits
 	 * with an exponent (60 as "6e+01"): below 2^53 every digit is exact */
-	if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
 		snprintf(buf, len, "%.0f", v);
-	else
-		parse_fmt_double(buf, len, v);
+		return buf;
+	}
+	/*
+	 * The text parse_fmt_double() finds by trying "%.1g" to "%.17g", in at
+	 * most three tries (a listing prints millions): a double is within half
+	 * a unit of the 15th significant digit of any decimal of 15 digits or
+	 * fewer that reads back to it, so if a shorter one does, "%.15g" is that
+	 * one (%g drops the trailing zeros; a value that is not whole prints
+	 * without an exponent at either precision or with one at both);
+	 * otherwise 16 digits or 17 (which always read back).
+	 */
+	for (int prec = 15; prec < 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return buf;
+	}
+	snprintf(buf, len, "%.17g", v);
 	return buf;
 }
 

@@ -415,6 +415,158 @@ static void test_fio_errors(void)
 	}
 }
 
+/* plateau's own samples --csv: rows of intervals cut short are not rounds */
+static void test_csv_partial(void)
+{
+	struct import_series s;
+	struct import_error e;
+
+	is_int(csv("round,iops,partial\n1,100,false\n2,110,false\n3,90,true\n", NULL, &s, &e), 0,
+	       "csv with a partial column: 0");
+	ok(SAME(&s, 100, 110) && s.partial_rows == 1 && s.entries == 3,
+	   "csv: the partial=true row left out (2 values of 3 rows, 1 partial)");
+	import_series_free(&s);
+	csv("iops,Partial\n5,0\n6,1\n7,no\n8,YES\n", NULL, &s, &e);
+	ok(SAME(&s, 5, 7) && s.partial_rows == 2, "csv: partial as 0/1, yes/no, any case");
+	import_series_free(&s);
+	csv("partial,iops\n3,4\n", "partial", &s, &e);
+	ok(SAME(&s, 3) && !s.partial_rows, "csv: the column asked for is read, not a filter");
+	import_series_free(&s);
+	fails(csv("iops,partial\n1,false\n2,maybe\n", NULL, &s, &e), &e, 3,
+	      "column 'partial': 'maybe' is not true or false", "partial neither true nor false");
+	fails(csv("iops,partial\n1,true\n", NULL, &s, &e), &e, 1,
+	      "no data rows after the header but 1 partial one", "only a partial row");
+}
+
+/*
+ * fio's averaged logs are stamped a few ms off the window's end (a 1 s log:
+ * 1000, 2000, 3001 ms): each entry goes to the round that holds the middle
+ * of its window, so --round 1 gives a round per entry.
+ */
+static void test_fio_jitter(void)
+{
+	struct import_series s;
+	struct import_error e;
+
+	is_int(fiolog("1000, 10, 1, 0, 0\n2000, 20, 1, 0, 0\n3001, 30, 1, 0, 0\n", NULL,
+		      IMPORT_LOG_IOPS, 1, &s, &e),
+	       0, "1000, 2000, 3001 ms with rounds of 1 s: 0 (was: round 3 has no entries)");
+	ok(SAME(&s, 10, 20, 30) && !s.partial_dropped, "  three rounds, the last one kept");
+	is_dbl(s.interval_ms, 1000.5, 0, "  the log's interval: the median gap, 1000.5 ms");
+	import_series_free(&s);
+
+	/* early and late stamps, reads and writes a ms apart */
+	is_int(fiolog("999, 10, 1, 0\n1001, 1, 0, 0\n2000, 2, 0, 0\n2001, 20, 1, 0\n"
+		      "2998, 30, 1, 0\n3003, 3, 0, 0\n3999, 40, 1, 0\n4001, 4, 0, 0\n",
+		      NULL, IMPORT_LOG_IOPS, 1, &s, &e),
+	       0, "stamps a few ms early and late, per direction: 0");
+	ok(SAME(&s, 11, 22, 33, 44) && s.jobs == 1,
+	   "  reads and writes added per round: 11 22 33 44");
+	import_series_free(&s);
+
+	/* 500 ms windows in rounds of 1 s, late by up to 4 ms: two a round */
+	is_int(fiolog("502, 10, 1, 0\n1001, 20, 1, 0\n1503, 30, 1, 0\n2004, 40, 1, 0\n", NULL,
+		      IMPORT_LOG_IOPS, 1, &s, &e),
+	       0, "500 ms windows stamped late: 0");
+	ok(SAME(&s, 15, 35), "  (10 + 20) / 2, (30 + 40) / 2");
+	import_series_free(&s);
+
+	/* jittered bw log, two jobs one after another (per_job_logs=0) */
+	is_int(fiolog("1000, 1000, 1, 0\n2001, 1000, 1, 0\n1002, 2000, 1, 0\n1999, 2000, 1, 0\n",
+		      "x_bw.log", IMPORT_LOG_DETECT, 1, &s, &e),
+	       0, "two jobs with jitter: 0");
+	ok(SAME(&s, 3.072, 3.072) && s.jobs == 2, "  3000 KiB/s a round in both rounds, 2 jobs");
+	import_series_free(&s);
+}
+
+/* fio --output-format=json: a job's steadystate block, as fio 3.33 writes it */
+#define FIOJSON_HEAD                                                    \
+	"{\n  \"fio version\" : \"fio-3.33\",\n  \"jobs\" : [\n    {\n" \
+	"      \"jobname\" : \"ss-1\",\n      \"groupid\" : 0,\n"
+#define FIOJSON_SS(attained, iops, bw)                                            \
+	"      \"steadystate\" : {\n        \"ss\" : \"iops_slope:0.300000%\",\n" \
+	"        \"duration\" : 4,\n        \"attained\" : " attained ",\n"       \
+	"        \"criterion\" : \"0.2%\",\n        \"max_deviation\" : 0.0,\n"   \
+	"        \"slope\" : 1.5,\n        \"data\" : {\n"                        \
+	"          \"bw_mean\" : 8192000,\n          \"iops_mean\" : 2000,\n"     \
+	"          \"iops\" : " iops ",\n          \"bw\" : " bw "\n        }\n      }\n"
+
+static int fiojson(const char *text, const char *series, const char *job, struct import_series *s,
+		   struct import_error *e)
+{
+	return import_fiojson(text, strlen(text), series, job, s, e);
+}
+
+static void test_fiojson(void)
+{
+	static const char one[] =
+		FIOJSON_HEAD FIOJSON_SS("1", "[2010, 1993, 2000, 2007]",
+					"[8233001, 8167399, 8192000, 8220700]") "    }\n  ]\n}\n";
+	static const char two[] = FIOJSON_HEAD FIOJSON_SS(
+		"1", "[1, 2]", "[4096, 8192]") "    },\n    {\n"
+					       "      \"jobname\" : \"plain\"\n    },\n    {\n"
+					       "      \"jobname\" : \"ss-3\",\n" FIOJSON_SS(
+						       "1", "[3, 4]", "[1, 2]") "    }\n  ]\n}\n";
+	static const char unfilled[] = FIOJSON_HEAD FIOJSON_SS(
+		"0", "[1014, 987, 0, 0]", "[4153690, 4042805, 0, 0]") "    }\n  ]\n}\n";
+	struct import_series s;
+	struct import_error e;
+
+	ok(import_looks_fiojson(" \n{", 3) && !import_looks_fiojson("iops\n1\n", 7) &&
+		   !import_looks_fiojson("1000, 1, 0, 0\n", 14),
+	   "fio JSON told from CSV and logs by its '{'");
+	is_int(fiojson(one, NULL, NULL, &s, &e), 0, "fio JSON: 0");
+	ok(SAME(&s, 2010, 1993, 2000, 2007) && !strcmp(s.unit, "IOPS") && !strcmp(s.job, "ss-1"),
+	   "fio JSON: the job's iops intervals, oldest first");
+	is_dbl(s.interval_ms, 1000, 0, "fio JSON: ss_dur 4 s over 4 intervals: 1 s rounds");
+	ok(s.fio_attained && !strcmp(s.fio_ss, "iops_slope:0.300000%") && !s.zeros_dropped,
+	   "fio JSON: fio's setting and verdict kept");
+	import_series_free(&s);
+	fiojson(one, "bw", NULL, &s, &e);
+	ok(SAME(&s, 8.233001, 8.167399, 8.192, 8.2207) && !strcmp(s.unit, "MB/s"),
+	   "fio JSON bw: bytes/s as MB/s");
+	import_series_free(&s);
+	fails(fiojson(one, "lat", NULL, &s, &e), &e, 0, "no \"lat_ns\" array", "no lat_ns");
+	fails(fiojson(one, "p99", NULL, &s, &e), &e, 0, "iops, bw or lat", "an unknown series");
+
+	fails(fiojson(two, NULL, NULL, &s, &e), &e, 0,
+	      "2 jobs have steady-state data ('ss-1', "
+	      "'ss-3'): pick one with --job",
+	      "two jobs with data");
+	is_int(fiojson(two, NULL, "ss-3", &s, &e), 0, "--job by name");
+	ok(SAME(&s, 3, 4), "  the job named");
+	import_series_free(&s);
+	is_int(fiojson(two, NULL, "1", &s, &e), 0, "--job by position");
+	ok(SAME(&s, 1, 2), "  the first job");
+	import_series_free(&s);
+	fails(fiojson(two, NULL, "2", &s, &e), &e, 0, "job 'plain' has no steadystate block",
+	      "a job without ss");
+	fails(fiojson(two, NULL, "4", &s, &e), &e, 0, "no job '4' (by name, or 1 to 3",
+	      "a position past the jobs");
+
+	is_int(fiojson(unfilled, NULL, NULL, &s, &e), 0, "an unfilled window: 0");
+	ok(SAME(&s, 1014, 987) && s.zeros_dropped == 2 && !s.fio_attained,
+	   "  the trailing zero intervals of a job that ended early left out");
+	import_series_free(&s);
+
+	fails(fiojson("{\"jobs\": [{\"jobname\": \"x\"}]}", NULL, NULL, &s, &e), &e, 0,
+	      "no job has a steadystate block", "no steady-state data");
+	fails(fiojson("{\"x\": 1}", NULL, NULL, &s, &e), &e, 0, "no \"jobs\" array", "not fio's");
+	fails(fiojson("{\n\"jobs\": [\n1,\n", NULL, NULL, &s, &e), &e, 4, "not valid JSON",
+	      "cut short: the line");
+	fails(fiojson("{\"jobs\": []}\n{}", NULL, NULL, &s, &e), &e, 2,
+	      "text after the JSON document", "two documents");
+	fails(fiojson("{\"jobs\": [{\"jobname\": \"x\", \"steadystate\": {\"duration\": 2, "
+		      "\"data\": {\"iops\": [1, -2]}}}]}",
+		      NULL, NULL, &s, &e),
+	      &e, 0, "steadystate.data.iops[1]: expected a number >= 0, not -2",
+	      "a negative value");
+	fails(fiojson("{\"jobs\": [{\"jobname\": \"x\", \"steadystate\": {\"data\": "
+		      "{\"iops\": [1]}}}]}",
+		      NULL, NULL, &s, &e),
+	      &e, 0, "steadystate.duration", "no duration");
+}
+
 static void test_kinds(void)
 {
 	is_int(import_log_kind_detect("/tmp/run/job_iops.1.log"), IMPORT_LOG_IOPS,
@@ -445,7 +597,10 @@ int main(void)
 {
 	test_csv_ok();
 	test_csv_errors();
+	test_csv_partial();
 	test_fio_averaged();
+	test_fio_jitter();
+	test_fiojson();
 	test_fio_per_io();
 	test_fio_errors();
 	test_kinds();
