@@ -662,6 +662,9 @@ static void plot_verdict_line(FILE *out, int width, const struct plot_verdict *v
 /* --x: the queue depth (a categorical axis, one position per depth), or a
  * metric (a linear axis from 0) */
 #define SWEEP_X_QD (-1)
+/* or the thread count (categorical too, a line per queue depth) */
+#define SWEEP_X_THREADS (-4)
+#define SWEEP_CATEGORICAL(xm) ((xm) == SWEEP_X_QD || (xm) == SWEEP_X_THREADS)
 /* plot's --x besides: the time (the samples of any phase), or not given */
 #define PLOT_X_TIME (-2)
 #define PLOT_X_DEFAULT (-3)
@@ -669,6 +672,9 @@ static void plot_verdict_line(FILE *out, int width, const struct plot_verdict *v
 struct sweep_pt {
 	int seq;
 	unsigned int threads, iodepth;
+	/* the line it is on and its category on a categorical x axis:
+	 * threads and iodepth, or iodepth and threads for SWEEP_X_THREADS */
+	unsigned int line, cat;
 	double x, y;
 };
 
@@ -687,8 +693,8 @@ static int sweep_collect(void *ctx, const struct store_point *pt)
 		.seq = pt->seq,
 		.threads = pt->threads,
 		.iodepth = pt->iodepth,
-		.x = d->xm == SWEEP_X_QD ? (double)pt->iodepth
-					 : sample_metric(&pt->smp, (enum sample_metric)d->xm),
+		.x = SWEEP_CATEGORICAL(d->xm) ? 0
+					      : sample_metric(&pt->smp, (enum sample_metric)d->xm),
 		.y = sample_metric(&pt->smp, d->ym),
 	};
 
@@ -714,10 +720,10 @@ static int sweep_cmp(const void *a, const void *b)
 {
 	const struct sweep_pt *x = a, *y = b;
 
-	if (x->threads != y->threads)
-		return x->threads < y->threads ? -1 : 1;
-	if (x->iodepth != y->iodepth)
-		return x->iodepth < y->iodepth ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->cat != y->cat)
+		return x->cat < y->cat ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
@@ -783,7 +789,7 @@ static int sweep_render(FILE *out, const struct plot_chart *ch, struct sweep_dat
 	for (size_t i = 0; i < d->n; i++) {
 		yhi = fmax(yhi, d->pts[i].y);
 		xhi = fmax(xhi, d->pts[i].x);
-		qds[i] = d->pts[i].iodepth;
+		qds[i] = d->pts[i].cat;
 	}
 	/* the distinct queue depths, in order: the positions of a QD axis */
 	qsort(qds, d->n, sizeof(*qds), sweep_cmp_uint);
@@ -809,8 +815,8 @@ static int sweep_render(FILE *out, const struct plot_chart *ch, struct sweep_dat
 	}
 	x0 = gutter + 2;
 	cols = ch->width - x0;
-	if (d->xm == SWEEP_X_QD) {
-		/* the deepest queue's label and the unit after the last column */
+	if (SWEEP_CATEGORICAL(d->xm)) {
+		/* the last category's label and the unit after the last column */
 		snprintf(buf, sizeof(buf), "%u", qds[nqd - 1]);
 		cols -= (int)strlen(buf) + (int)strlen(xunit);
 	}
@@ -830,10 +836,10 @@ static int sweep_render(FILE *out, const struct plot_chart *ch, struct sweep_dat
 	for (size_t i = 0; i < d->n; i++) {
 		const struct sweep_pt *p = &d->pts[i];
 
-		if (d->xm == SWEEP_X_QD) {
+		if (SWEEP_CATEGORICAL(d->xm)) {
 			size_t k = 0;
 
-			while (qds[k] != p->iodepth)
+			while (qds[k] != p->cat)
 				k++;
 			col[i] = nqd > 1 ? (int)lround((double)k / (double)(nqd - 1) * (cols - 1))
 					 : cols / 2;
@@ -847,7 +853,7 @@ static int sweep_render(FILE *out, const struct plot_chart *ch, struct sweep_dat
 		int dc = col[i] - col[i - 1], dr = row[i] - row[i - 1];
 		int steps = abs(dc) > abs(dr) ? abs(dc) : abs(dr);
 
-		if (d->pts[i].threads != d->pts[i - 1].threads)
+		if (d->pts[i].line != d->pts[i - 1].line)
 			continue;
 		for (int s = 1; s < steps; s++) {
 			int c = col[i - 1] + (int)lround((double)dc * s / steps);
@@ -857,13 +863,21 @@ static int sweep_render(FILE *out, const struct plot_chart *ch, struct sweep_dat
 		}
 	}
 	for (size_t i = 0; i < d->n; i++) {
-		if (i && d->pts[i].threads != d->pts[i - 1].threads)
+		if (i && d->pts[i].line != d->pts[i - 1].line)
 			nlines++;
 		cell[row[i] * cols + col[i]] = sweep_marker_str[nlines % SWEEP_NMARKERS];
-		if (!i || d->pts[i].threads != d->pts[i - 1].threads) {
-			if (asprintf(&legend[nlines], "%s%c %u thread%s", nlines ? "" : "lines: ",
-				     sweep_markers[nlines % SWEEP_NMARKERS], d->pts[i].threads,
-				     d->pts[i].threads == 1 ? "" : "s") < 0) {
+		if (!i || d->pts[i].line != d->pts[i - 1].line) {
+			unsigned int l = d->pts[i].line;
+			int n = d->xm == SWEEP_X_THREADS
+					? asprintf(&legend[nlines], "%s%c QD %u",
+						   nlines ? "" : "lines: ",
+						   sweep_markers[nlines % SWEEP_NMARKERS], l)
+					: asprintf(&legend[nlines], "%s%c %u thread%s",
+						   nlines ? "" : "lines: ",
+						   sweep_markers[nlines % SWEEP_NMARKERS], l,
+						   l == 1 ? "" : "s");
+
+			if (n < 0) {
 				legend[nlines] = NULL;
 				r = cli_error(CLI_USAGE, "out of memory");
 				goto out;
@@ -894,7 +908,7 @@ static int sweep_render(FILE *out, const struct plot_chart *ch, struct sweep_dat
 		size_t nticks;
 		int last_end = -1;
 
-		if (d->xm != SWEEP_X_QD) {
+		if (!SWEEP_CATEGORICAL(d->xm)) {
 			/* labels at least four blanks apart */
 			for (sweep_ticks(xhi, cols / 8, &xstep, &xscale);;
 			     xstep = plot_nice_next(xstep)) {
@@ -910,13 +924,14 @@ static int sweep_render(FILE *out, const struct plot_chart *ch, struct sweep_dat
 			if (xstep > xhi) /* one step past the data: 0 alone */
 				xstep = xhi;
 		}
-		nticks = d->xm == SWEEP_X_QD ? nqd : (size_t)floor(xhi / xstep * (1 + 1e-12)) + 1;
+		nticks = SWEEP_CATEGORICAL(d->xm) ? nqd
+						  : (size_t)floor(xhi / xstep * (1 + 1e-12)) + 1;
 		line_clear(&line);
 		line_put(&line, x0 - 1, corner);
 		for (int c = 0; c < cols; c++)
 			line_put(&line, x0 + c, hbar);
 		for (size_t k = 0; k < nticks; k++) {
-			int c = d->xm == SWEEP_X_QD
+			int c = SWEEP_CATEGORICAL(d->xm)
 					? (nqd > 1 ? (int)lround((double)k / (double)(nqd - 1) *
 								 (cols - 1))
 						   : cols / 2)
@@ -929,7 +944,7 @@ static int sweep_render(FILE *out, const struct plot_chart *ch, struct sweep_dat
 		for (size_t k = 0; k < nticks; k++) {
 			int c;
 
-			if (d->xm == SWEEP_X_QD) {
+			if (SWEEP_CATEGORICAL(d->xm)) {
 				c = nqd > 1 ? (int)lround((double)k / (double)(nqd - 1) *
 							  (cols - 1))
 					    : cols / 2;
@@ -967,23 +982,23 @@ out:
 /* The load points of sweep phase @ph->p against their load. */
 static int plot_sweep(struct cli_phase *ph, struct plot_chart *ch, int xm, int ym)
 {
-	struct sweep_data d = {.xm = xm};
+	struct sweep_data d = {.xm = xm == PLOT_X_DEFAULT ? SWEEP_X_QD : xm};
 	char t_run[192], t_phase[192], t_metric[160], c1[128], c2[16], c3[64];
 	const char *parts[3], *xunit;
+	bool one_qd = true, one_threads = true;
 	int r;
 
-	/* demand intensity (against a metric) is read as latency; against
-	 * the queue depth, throughput */
-	d.ym = ym >= 0		  ? (enum sample_metric)ym
-	       : xm == SWEEP_X_QD ? SAMPLE_METRIC_IOPS
-				  : SAMPLE_METRIC_LAT;
+	/* against the load, throughput; against a metric (demand intensity),
+	 * latency */
+	d.ym = ym >= 0			 ? (enum sample_metric)ym
+	       : SWEEP_CATEGORICAL(d.xm) ? SAMPLE_METRIC_IOPS
+					 : SAMPLE_METRIC_LAT;
 	r = store_points_foreach(ph->s, ph->p->id, 0, sweep_collect, &d);
 	if (r == -EBADMSG && d.bad_seq) {
 		r = cli_error(CLI_USAGE, "run %lld phase %d load point %d: %s is not a number >= 0",
 			      (long long)ph->run.id, ph->p->seq, d.bad_seq,
-			      sample_metric_name(d.bad_seq && d.xm != SWEEP_X_QD
-							 ? (enum sample_metric)d.xm
-							 : d.ym));
+			      sample_metric_name(
+				      SWEEP_CATEGORICAL(d.xm) ? d.ym : (enum sample_metric)d.xm));
 		goto out;
 	}
 	if (r) {
@@ -997,26 +1012,41 @@ static int plot_sweep(struct cli_phase *ph, struct plot_chart *ch, int xm, int y
 			      (long long)ph->run.id, ph->p->seq);
 		goto out;
 	}
+	for (size_t i = 1; i < d.n; i++) {
+		one_qd = one_qd && d.pts[i].iodepth == d.pts[0].iodepth;
+		one_threads = one_threads && d.pts[i].threads == d.pts[0].threads;
+	}
+	/* a thread-scaling sweep at one queue depth is read against threads */
+	if (xm == PLOT_X_DEFAULT && one_qd && !one_threads)
+		d.xm = SWEEP_X_THREADS;
+	for (size_t i = 0; i < d.n; i++) {
+		bool t = d.xm == SWEEP_X_THREADS;
+
+		d.pts[i].line = t ? d.pts[i].iodepth : d.pts[i].threads;
+		d.pts[i].cat = t ? d.pts[i].threads : d.pts[i].iodepth;
+	}
 	snprintf(t_run, sizeof(t_run), "run %lld%s%s", (long long)ph->run.id,
 		 *ph->run.name ? " " : "", plot_clean(c1, sizeof(c1), ph->run.name));
 	snprintf(t_phase, sizeof(t_phase), "phase %d %s%s%s", ph->p->seq,
 		 plot_clean(c2, sizeof(c2), ph->p->kind), *ph->p->name ? " " : "",
 		 plot_clean(c3, sizeof(c3), ph->p->name));
-	if (xm == SWEEP_X_QD)
-		snprintf(t_metric, sizeof(t_metric),
-			 "%s (%s) against queue depth, %zu load point%s", sample_metric_name(d.ym),
-			 sample_metric_unit(d.ym), d.n, d.n == 1 ? "" : "s");
+	if (SWEEP_CATEGORICAL(d.xm))
+		snprintf(t_metric, sizeof(t_metric), "%s (%s) against %s, %zu load point%s",
+			 sample_metric_name(d.ym), sample_metric_unit(d.ym),
+			 d.xm == SWEEP_X_QD ? "queue depth" : "threads", d.n, d.n == 1 ? "" : "s");
 	else
 		snprintf(t_metric, sizeof(t_metric), "%s (%s) against %s (%s), %zu load point%s",
 			 sample_metric_name(d.ym), sample_metric_unit(d.ym),
-			 sample_metric_name((enum sample_metric)xm),
-			 sample_metric_unit((enum sample_metric)xm), d.n, d.n == 1 ? "" : "s");
+			 sample_metric_name((enum sample_metric)d.xm),
+			 sample_metric_unit((enum sample_metric)d.xm), d.n, d.n == 1 ? "" : "s");
 	parts[0] = t_run;
 	parts[1] = t_phase;
 	parts[2] = t_metric;
 	plot_wrap(stdout, ch->width, ", ", parts, 3);
 	ch->unit = sample_metric_unit(d.ym);
-	xunit = xm == SWEEP_X_QD ? "QD" : sample_metric_unit((enum sample_metric)xm);
+	xunit = d.xm == SWEEP_X_QD	  ? "QD"
+		: d.xm == SWEEP_X_THREADS ? "threads"
+					  : sample_metric_unit((enum sample_metric)d.xm);
 	r = sweep_render(stdout, ch, &d, xunit);
 out:
 	free(d.pts);
@@ -1067,14 +1097,15 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 			ym = m;
 			break;
 		case 'x':
-			xm = !strcmp(optarg, "time") ? PLOT_X_TIME
-			     : !strcmp(optarg, "qd") ? SWEEP_X_QD
-						     : sample_metric_parse(optarg);
+			xm = !strcmp(optarg, "time")	  ? PLOT_X_TIME
+			     : !strcmp(optarg, "qd")	  ? SWEEP_X_QD
+			     : !strcmp(optarg, "threads") ? SWEEP_X_THREADS
+							  : sample_metric_parse(optarg);
 			if (xm == -EINVAL)
-				return cli_error(
-					CLI_USAGE,
-					"--x: expected time, qd or a metric (%s), not '%s'",
-					sample_metric_names(), optarg);
+				return cli_error(CLI_USAGE,
+						 "--x: expected time, qd, threads or a metric "
+						 "(%s), not '%s'",
+						 sample_metric_names(), optarg);
 			break;
 		case 'w':
 		case 'h':
@@ -1109,14 +1140,16 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 	/* a sweep is drawn against its load unless --x time asks for its
 	 * samples over time; anything else only over time */
 	if (!strcmp(p->kind, "sweep") && xm != PLOT_X_TIME) {
-		r = plot_sweep(&ph, &ch, xm == PLOT_X_DEFAULT ? SWEEP_X_QD : xm, ym);
+		r = plot_sweep(&ph, &ch, xm, ym);
 		goto out;
 	}
 	if (xm != PLOT_X_DEFAULT && xm != PLOT_X_TIME) {
 		r = cli_error(CLI_USAGE,
 			      "--x %s: run %lld phase %d is a %s phase; only a sweep's load "
 			      "points are drawn against their load",
-			      xm == SWEEP_X_QD ? "qd" : sample_metric_name((enum sample_metric)xm),
+			      xm == SWEEP_X_QD	      ? "qd"
+			      : xm == SWEEP_X_THREADS ? "threads"
+						      : sample_metric_name((enum sample_metric)xm),
 			      (long long)run_id, p->seq, p->kind);
 		goto out;
 	}
@@ -1193,16 +1226,18 @@ out:
 
 const struct cli_cmd cli_cmd_plot = {
 	"plot",
-	"RUN [--phase N] [--metric M] [--x qd|time|M] [--width N] [--height N] [--ascii]",
+	"RUN [--phase N] [--metric M] [--x qd|threads|time|M] [--width N] [--height N]\n"
+	"       [--ascii]",
 	"a phase's curve in the terminal; a sweep's points against load",
 	"  --phase N           phase number (see `plateau show`); default: the last\n"
 	"                      preconditioning phase with samples\n"
 	"  --metric M          the y axis: iops (default), bw, lat, p99.9, read.p99,\n"
 	"                      write.lat-max, ... (any metric: plateau(1), METRICS)\n"
 	"  --x X               a sweep's x axis: qd (default: one line per thread\n"
-	"                      count against queue depth), a metric (iops: latency\n"
-	"                      against IOPS, demand intensity; y defaults to lat), or\n"
-	"                      time (its samples, as any other phase is drawn)\n"
+	"                      count against queue depth), threads (a line per queue\n"
+	"                      depth; the default for a sweep at one queue depth), a\n"
+	"                      metric (iops: latency against IOPS, demand intensity;\n"
+	"                      y defaults to lat), or time (its samples over time)\n"
 	"  --width N           characters (default: the terminal's, $COLUMNS, or 80)\n"
 	"  --height N          rows of the plot area (default 16)\n"
 	"  --ascii             plain characters instead of Unicode braille\n"

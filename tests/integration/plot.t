@@ -286,6 +286,31 @@ run --db "$GRID" plot 1 --phase 5 --width 72 --height 10 --x iops --metric p99
 has "$OUT" "p99 (us) against iops (IOPS)" "demand intensity with --metric p99"
 run --db "$GRID" plot 1 --phase 5 --width 72 --height 8 --metric bw
 has "$OUT" "bw (MB/s) against queue depth" "sweep plot --metric bw: MB/s against queue depth"
+# the same grid against threads: a line per queue depth
+DB=$GRID golden plot-grid-threads.txt 60 1 --phase 5 --height 8 --x threads --ascii
+run --db "$GRID" plot 1 --phase 5 --width 60 --height 8 --x threads --ascii
+has "$OUT" "iops (IOPS) against threads, 4 load points" "sweep plot --x threads: IOPS against threads"
+is "$(tail -n 1 <<<"$OUT")" "lines: * QD 1, o QD 4" "sweep plot --x threads: a line per queue depth"
+like "$OUT" $'\n'' +1 +2 threads'$'\n' "sweep plot --x threads: thread counts under the axis"
+# a thread-scaling sweep at one queue depth (1x8 2x8 4x8; phase 6) is read
+# against threads without asking
+sqlite3 -bail "$GRID" "
+	INSERT INTO phases VALUES (8, 1, 6, 'sweep', '4k-randwrite',
+	    '{\"profile\":\"4k-randwrite\",\"points\":[\"1x8\",\"2x8\",\"4x8\"]}', 'done',
+	    1796003001000000000, 1796003201000000000, 0, 0, 3, NULL, NULL, NULL);
+	CREATE TEMP TABLE u AS SELECT * FROM points WHERE phase_id = 7 AND seq = 1;
+	UPDATE u SET phase_id = 8, seq = 1, threads = 1, iodepth = 8;
+	INSERT INTO points SELECT * FROM u;
+	UPDATE u SET seq = 2, threads = 2, w_ios = 1500000, a_ios = 1500000;
+	INSERT INTO points SELECT * FROM u;
+	UPDATE u SET seq = 3, threads = 4, w_ios = 2100000, a_ios = 2100000;
+	INSERT INTO points SELECT * FROM u;" || bail_out "adding a thread-scaling sweep failed"
+DB=$GRID golden plot-scale.txt 60 1 --phase 6 --height 8 --ascii
+run --db "$GRID" plot 1 --phase 6 --width 60 --height 8 --ascii
+has "$OUT" "iops (IOPS) against threads, 3 load points" "one queue depth, many thread counts: against threads"
+is "$(tail -n 1 <<<"$OUT")" "lines: * QD 8" "one queue depth: one line"
+run --db "$GRID" plot 1 --phase 6 --width 60 --height 8 --x qd --ascii
+has "$OUT" "against queue depth" "--x qd: against queue depth even then"
 run --db "$GRID" plot 1 --phase 5 --x time
 is "$RC" 3 "sweep plot --x time: the samples over time (none in the fixture): exit 3"
 has "$ERR" "no samples (its load points: plateau plot without --x time)" "sweep plot --x time: says where the points are"
@@ -306,7 +331,7 @@ expect_fail 2 "--phase" --db "$DB" plot 1 --phase x
 expect_fail 2 "usage" --db "$DB" plot
 expect_fail 2 "usage" --db "$DB" plot 1 2
 expect_fail 2 "run number" --db "$DB" plot x
-expect_fail 2 "--x: expected time, qd or a metric" --db "$DB" plot 1 --x depth
+expect_fail 2 "--x: expected time, qd, threads or a metric" --db "$DB" plot 1 --x depth
 expect_fail 2 "only a sweep's load points are drawn against their load" --db "$DB" plot 1 --x qd
 expect_fail 2 "only a sweep's load points are drawn against their load" --db "$DB" plot 1 --phase 3 --x iops
 expect_fail 2 "unknown metric 'read.p99.5'" --db "$DB" plot 1 --metric read.p99.5
