@@ -13,7 +13,6 @@
 . "${PLATEAU_SRC:?}/tests/integration/daemon-lib.sh"
 
 command -v python3 >/dev/null || skip_all "no python3 (to read JSON and CSV)"
-"$PLATEAU" help points 2>/dev/null | grep -q -- '--phase' || skip_all "this plateau has no points command"
 
 f=$(mkfile target.img 64M)
 serial=$(serial_of "$f")
