@@ -37,6 +37,7 @@ struct lat_ctx {
 	enum lat_span span;
 	int64_t first, last; /* LAT_ROUNDS: sample numbers; LAT_WINDOW: rounds */
 	int point;
+	bool points; /* the span is sweep points' measurements, not samples */
 	/* merged: read, write */
 	struct hist h[2];
 	size_t samples;
@@ -280,7 +281,7 @@ static int lat_print(struct cli *cli, const struct cli_phase *ph, const struct l
 		printf("run %lld phase %d %s", (long long)ph->run.id, ph->p->seq, ph->p->kind);
 		if (c->span == LAT_POINT)
 			printf(", load point %d", c->point);
-		else if (!strcmp(ph->p->kind, "sweep") && c->span == LAT_PHASE)
+		else if (c->points)
 			printf(", load points %lld-%lld", (long long)c->first_seq,
 			       (long long)c->last_seq);
 		else
@@ -308,7 +309,7 @@ static int lat_print(struct cli *cli, const struct cli_phase *ph, const struct l
 				out_i64(o, c->point);
 			else
 				out_null(o);
-			if (c->span == LAT_POINT || !strcmp(ph->p->kind, "sweep")) {
+			if (c->points) {
 				out_null(o);
 				out_null(o);
 			} else {
@@ -453,7 +454,8 @@ static int cmd_latency(struct cli *cli, int argc, char **argv)
 		goto out;
 	hist_init(&c->h[0]);
 	hist_init(&c->h[1]);
-	if (c->span == LAT_POINT || (c->span == LAT_PHASE && !strcmp(ph.p->kind, "sweep")))
+	c->points = c->span == LAT_POINT || (c->span == LAT_PHASE && !strcmp(ph.p->kind, "sweep"));
+	if (c->points)
 		r = store_points_foreach(ph.s, ph.p->id, STORE_WITH_HISTS, lat_point, c);
 	else
 		r = store_samples_foreach(ph.s, ph.p->id, c->span == LAT_ROUNDS ? c->first : 1,
@@ -467,9 +469,7 @@ static int cmd_latency(struct cli *cli, int argc, char **argv)
 			      "run %lld phase %d %s %lld has %s I/Os but no stored histogram: "
 			      "percentiles cannot be computed (its stored p50..p99.99 are in "
 			      "`plateau samples`)",
-			      (long long)run_id, ph.p->seq,
-			      c->span == LAT_POINT || !strcmp(ph.p->kind, "sweep") ? "load point"
-										   : "sample",
+			      (long long)run_id, ph.p->seq, c->points ? "load point" : "sample",
 			      (long long)c->nohist_seq, c->nohist_dir ? "write" : "read");
 		goto out;
 	}

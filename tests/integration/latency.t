@@ -190,12 +190,14 @@ span point points "phase_id = $P2 AND seq = 2" \
 	"latency --point 2: the point's measurement (the last sweep by default)" --point 2
 span sweep points "phase_id = $P2" "latency --phase 2 (a sweep): every point's measurement merged" \
 	--phase 2
+span sweeprounds samples "phase_id = $P2 AND aborted = 0 AND seq BETWEEN 1 AND 2" \
+	"latency --phase 2 --rounds 1-2: a sweep's samples" --phase 2 --rounds 1-2
 n=0
 while read -r name result; do
 	is "$result" "ok" "${DESC[$name]}: every figure equals the independent decoder's"
 	n=$((n + 1))
 done < <(python3 "$W/check.py" "$DB" "$W/cases" "$W" "$PCTS" 2>&1)
-is "$n" 6 "six spans checked"
+is "$n" 7 "seven spans checked"
 
 # one round is also the round's own stored p50..p99.99, min and max
 stored=$(sql "SELECT r_ios, w_ios, a_ios, r_lat_p50_ns, r_lat_p90_ns, r_lat_p99_ns, r_lat_p999_ns,
@@ -220,6 +222,8 @@ is "$(field one run) $(field one phase) $(field one first_round) $(field one las
 	"$run 1 $R $R 1 null" "latency --rounds $R: run, phase, rounds $R-$R, 1 sample, no point"
 is "$(field window first_round) $(field window last_round)" "1 3" "latency --window: first_round 1, last_round 3"
 is "$(field point phase) $(field point point) $(field point first_round)" "2 2 null" "latency --point 2: phase 2, point 2"
+is "$(field sweeprounds first_round) $(field sweeprounds last_round) $(field sweeprounds point)" "1 2 null" \
+	"latency --phase 2 --rounds 1-2: the sweep's samples 1-2"
 
 # --- CSV: the same numbers; the table ---
 pctl latency "$run" --phase 1 --rounds 2-5 --csv --percentiles 50,99.99 >"$W/l.csv"
