@@ -53,6 +53,7 @@ static void run_status(void *ctx, const struct runner_status *st)
 {
 	struct run_ctx *c = ctx;
 	const struct sample *s = st->sample;
+	char eta[40];
 	double secs;
 
 	if (!s || c->quiet)
@@ -70,6 +71,12 @@ static void run_status(void *ctx, const struct runner_status *st)
 		printf("  %5.1f%%", 100.0 * st->progress);
 	if (st->steady)
 		printf("  steady since round %lld", (long long)st->steady_round);
+	/* the phase's time left (runner.h): exact, or only its bound */
+	if (st->eta_ns >= 0)
+		printf("  ETA %s", parse_fmt_duration(eta, sizeof(eta), (uint64_t)st->eta_ns));
+	else if (st->eta_max_ns >= 0)
+		printf("  ETA <=%s",
+		       parse_fmt_duration(eta, sizeof(eta), (uint64_t)st->eta_max_ns));
 	printf("\n");
 	fflush(stdout);
 }
