@@ -138,6 +138,24 @@ out=$(pctl points 2>&1)
 is "$?" 2 "points without RUN: exit 2"
 has "$out" "usage: plateau points RUN" "points without RUN: the usage line"
 
+# --- the fixture's sweep against golden files (the format, to the byte) ---
+# PLATEAU_UPDATE_GOLDEN=1 rewrites tests/golden/points-1.* (look first)
+"$HELPERS/mkdb" "$W/fixture.db" && sqlite3 -bail "$W/fixture.db" <"$PLATEAU_SRC/tests/fixtures/basic.sql" ||
+	bail_out "fixture database"
+for fmt in txt json csv; do
+	opt=()
+	[ "$fmt" = txt ] || opt=(--"$fmt")
+	TZ=UTC "$PLATEAU" --db "$W/fixture.db" points 1 "${opt[@]}" >"$W/points-1.$fmt" 2>"$W/err"
+	is "$?" 0 "fixture: points 1 ${opt[*]}: exit 0"
+	if [ -n "${PLATEAU_UPDATE_GOLDEN:-}" ]; then
+		cp "$W/points-1.$fmt" "$PLATEAU_SRC/tests/golden/points-1.$fmt"
+		pass "updated tests/golden/points-1.$fmt"
+	else
+		is_file "$W/points-1.$fmt" "$PLATEAU_SRC/tests/golden/points-1.$fmt" \
+			"fixture: points 1 ${opt[*]} matches tests/golden/points-1.$fmt"
+	fi
+done
+
 # a run without a sweep: a foreground run of a precondition
 "$PLATEAU" --db "$W/nosweep.db" run --yes --quiet --target "$f" --profile 4k-randwrite \
 	--threads 1 --iodepth 1 --interval 200ms --duration 1s >"$W/nosweep.out" 2>&1
