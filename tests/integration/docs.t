@@ -321,6 +321,9 @@ section_output() {
 		timeout 10 "$PLATEAU" --db "$DB" --socket "$SOCK" top --once </dev/null
 		;;
 	drives*) "$PLATEAU" drives "$LOOP" "$W/test.img" ;;
+	runs*) pctl runs ;;
+	points*) pctl points "$RUN" ;;
+	latency*) pctl latency "$RUN" --phase 3 --percentiles 50,99,99.99 ;;
 	show*) pctl show "$RUN" ;;
 	samples*) pctl samples "$RUN" --phase 3 ;;
 	steady*) pctl steady "$RUN" --phase 3 ;;
@@ -354,7 +357,7 @@ RUN=$(latest_run)
 while IFS=$'\t' read -r n where lang section; do
 	[[ $lang == roff && $where == */plateau.1:* ]] || continue
 	case $section in
-	status* | top* | drives* | show* | samples* | steady* | check* | start*) ;;
+	status* | top* | drives* | runs* | points* | latency* | show* | samples* | steady* | check* | start*) ;;
 	*) continue ;;
 	esac
 	section_output "$section" >"$W/real.out" 2>&1
