@@ -6,8 +6,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "out.h"
 #include "parse.h"
 
@@ -20,13 +18,47 @@ struct out {
 	size_t nrows;
 	/* current row */
 	size_t col;
-	char **cells;		 /* ncols strings (table/csv) */
-	struct json_object *obj; /* json */
+	char **cells; /* ncols strings: table and CSV text, JSON values as JSON */
+	char **keys;  /* JSON: the columns' names as JSON strings */
 	/* buffered table rows */
 	char ***rows;
 	size_t cap;
 	int err;
 };
+
+/* @s as a JSON string, escaped as json-c writes it (no "\/") */
+static char *out_json_string(const char *s)
+{
+	size_t n = 2;
+	char *ret, *w;
+
+	for (const char *p = s; *p; p++)
+		n += (unsigned char)*p < 0x20 ? 6 : *p == '"' || *p == '\\' ? 2 : 1;
+	ret = malloc(n + 1);
+	if (!ret)
+		return NULL;
+	w = ret;
+	*w++ = '"';
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		static const char esc[] = {
+			['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n', ['\f'] = 'f', ['\r'] = 'r'};
+
+		if (*p == '"' || *p == '\\') {
+			*w++ = '\\';
+			*w++ = (char)*p;
+		} else if (*p < 0x20 && *p < sizeof(esc) && esc[*p]) {
+			*w++ = '\\';
+			*w++ = esc[*p];
+		} else if (*p < 0x20) {
+			w += sprintf(w, "\\u%04x", *p);
+		} else {
+			*w++ = (char)*p;
+		}
+	}
+	*w++ = '"';
+	*w = '\0';
+	return ret;
+}
 
 static void out_header(struct out *o)
 {
@@ -53,6 +85,20 @@ struct out *out_new(enum cli_format fmt, FILE *f, const struct out_col *cols, si
 	if (!o->cells) {
 		free(o);
 		return NULL;
+	}
+	if (fmt == CLI_JSON) {
+		bool ok = (o->keys = calloc(ncols, sizeof(char *))) != NULL;
+
+		for (size_t i = 0; ok && i < ncols; i++)
+			ok = (o->keys[i] = out_json_string(cols[i].name)) != NULL;
+		if (!ok) {
+			for (size_t i = 0; o->keys && i < ncols; i++)
+				free(o->keys[i]);
+			free(o->keys);
+			free(o->cells);
+			free(o);
+			return NULL;
+		}
 	}
 	o->stream = true;
 	for (size_t i = 0; i < ncols; i++)
@@ -82,22 +128,14 @@ static void out_set(struct out *o, char *s)
 	o->cells[o->col++] = s;
 }
 
-static void out_json(struct out *o, struct json_object *v)
-{
-	if (!o->obj)
-		o->obj = json_object_new_object();
-	if (o->col >= o->ncols) {
-		json_object_put(v);
-		o->err = -EINVAL;
-		return;
-	}
-	json_object_object_add(o->obj, o->cols[o->col++].name, v);
-}
-
+/*
+ * JSON rows are written as text, a cell a value (a listing of a million
+ * rows of fifty keys spent most of its time building json-c objects).
+ */
 void out_str(struct out *o, const char *s)
 {
 	if (o->fmt == CLI_JSON)
-		out_json(o, s ? json_object_new_string(s) : NULL);
+		out_set(o, s ? out_json_string(s) : strdup("null"));
 	else
 		out_set(o, strdup(s ? s : (o->fmt == CLI_TABLE ? "-" : "")));
 }
@@ -111,10 +149,6 @@ void out_i64(struct out *o, int64_t v)
 {
 	char *s;
 
-	if (o->fmt == CLI_JSON) {
-		out_json(o, json_object_new_int64(v));
-		return;
-	}
 	if (asprintf(&s, "%lld", (long long)v) < 0)
 		s = NULL;
 	out_set(o, s);
@@ -194,6 +228,63 @@ char *out_fmt_double(char *buf, size_t len, double v)
 	return buf;
 }
 
+/*
+ * n / 10^scale for scripts: the decimal itself, written with integer
+ * arithmetic (printf's %g of a double is most of a listing's time).  Below
+ * 10^15 it has at most 15 significant digits, so the double (double)n /
+ * 10^scale, the nearest to it, prints as this text in out_fmt_double() too;
+ * below 10^-4 that one has an exponent, above 10^15 more digits: those go
+ * there.
+ */
+static char *out_fmt_dec(char *buf, size_t len, int64_t n, unsigned int scale)
+{
+	static const int64_t p10[] = {1,      10,      100,	 1000,	    10000,
+				      100000, 1000000, 10000000, 100000000, 1000000000};
+	uint64_t a = n < 0 ? -(uint64_t)n : (uint64_t)n, ip, fp;
+	char digits[24];
+	size_t k = 0, d = 0;
+
+	if (scale >= sizeof(p10) / sizeof(p10[0]) || len < 24 || a >= 1000000000000000ULL ||
+	    (a && scale >= 4 && a < (uint64_t)p10[scale - 4]))
+		return out_fmt_double(buf, len, (double)n / pow(10.0, scale));
+	ip = a / (uint64_t)p10[scale];
+	fp = a % (uint64_t)p10[scale];
+	if (n < 0)
+		buf[k++] = '-';
+	do {
+		digits[d++] = (char)('0' + ip % 10);
+		ip /= 10;
+	} while (ip);
+	while (d)
+		buf[k++] = digits[--d];
+	if (fp) {
+		unsigned int w = scale;
+
+		while (fp % 10 == 0) { /* no trailing zeros */
+			fp /= 10;
+			w--;
+		}
+		buf[k++] = '.';
+		for (unsigned int i = w; i > 0; i--) {
+			buf[k + i - 1] = (char)('0' + fp % 10);
+			fp /= 10;
+		}
+		k += w;
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+void out_dec(struct out *o, int64_t n, unsigned int scale, int prec)
+{
+	char buf[64];
+
+	if (o->fmt == CLI_TABLE)
+		out_dbl(o, (double)n / pow(10.0, scale), prec);
+	else
+		out_set(o, strdup(out_fmt_dec(buf, sizeof(buf), n, scale)));
+}
+
 void out_dbl(struct out *o, double v, int prec)
 {
 	char buf[64], *s;
@@ -202,12 +293,8 @@ void out_dbl(struct out *o, double v, int prec)
 		out_null(o);
 		return;
 	}
-	if (o->fmt == CLI_JSON) {
-		out_json(o, json_object_new_double_s(v, out_fmt_double(buf, sizeof(buf), v)));
-		return;
-	}
-	/* scripts read CSV: exact; people read tables: rounded to @prec */
-	if (o->fmt == CLI_CSV)
+	/* scripts read JSON and CSV: exact; people read tables: rounded to @prec */
+	if (o->fmt != CLI_TABLE)
 		s = strdup(out_fmt_double(buf, sizeof(buf), v));
 	else if (!out_fmt_fixed(buf, sizeof(buf), v, prec))
 		s = strdup(buf);
@@ -218,10 +305,7 @@ void out_dbl(struct out *o, double v, int prec)
 
 void out_bool(struct out *o, int v)
 {
-	if (o->fmt == CLI_JSON)
-		out_json(o, json_object_new_boolean(v));
-	else
-		out_set(o, strdup(o->fmt == CLI_CSV ? (v ? "true" : "false") : (v ? "yes" : "no")));
+	out_set(o, strdup(o->fmt != CLI_TABLE ? (v ? "true" : "false") : (v ? "yes" : "no")));
 }
 
 static void out_csv_cell(FILE *f, const char *s)
@@ -242,14 +326,16 @@ static void out_csv_cell(FILE *f, const char *s)
 void out_end_row(struct out *o)
 {
 	if (o->fmt == CLI_JSON) {
-		fputs(o->nrows ? ",\n" : "\n", o->f);
-		if (!o->obj)
-			o->obj = json_object_new_object();
-		fputs(json_object_to_json_string_ext(
-			      o->obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
-		      o->f);
-		json_object_put(o->obj);
-		o->obj = NULL;
+		bool first = true;
+
+		fputs(o->nrows ? ",\n{" : "\n{", o->f);
+		for (size_t i = 0; i < o->ncols; i++) {
+			if (!o->cells[i])
+				continue;
+			fprintf(o->f, "%s%s:%s", first ? "" : ",", o->keys[i], o->cells[i]);
+			first = false;
+		}
+		fputc('}', o->f);
 	} else if (o->fmt == CLI_CSV) {
 		for (size_t i = 0; i < o->ncols; i++) {
 			if (i)
@@ -359,7 +445,9 @@ static int out_free(struct out *o, bool complete)
 	for (size_t i = 0; i < o->ncols; i++)
 		free(o->cells[i]);
 	free(o->cells);
-	json_object_put(o->obj);
+	for (size_t i = 0; o->keys && i < o->ncols; i++)
+		free(o->keys[i]);
+	free(o->keys);
 	ret = o->err;
 	if (fflush(o->f) || ferror(o->f))
 		ret = -EIO;

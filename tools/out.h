@@ -37,6 +37,9 @@ char *out_fmt_double(char *buf, size_t len, double v);
 /* a double: @prec decimals in tables; exact in JSON and CSV
  * (out_fmt_double()); null for NaN/inf */
 void out_dbl(struct out *o, double v, int prec);
+/* @n / 10^@scale (@scale 0..9): as out_dbl((double)@n / 10^@scale, @prec),
+ * the same text, written faster (ns as us or s) */
+void out_dec(struct out *o, int64_t n, unsigned int scale, int prec);
 /* a time cell: local time in tables, ISO 8601 UTC in JSON and CSV; null for 0 */
 void out_time(struct out *o, enum cli_format fmt, int64_t ns);
 void out_bool(struct out *o, int v);

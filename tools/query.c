@@ -207,10 +207,10 @@ static int samples_row(void *ctx, const struct sample *smp)
 			out_time(c->o, c->fmt, smp->end_ns);
 			break;
 		case SF_ELAPSED:
-			out_dbl(c->o, (double)(smp->end_ns - c->t0_ns) / 1e9, col->prec);
+			out_dec(c->o, smp->end_ns - c->t0_ns, 9, col->prec);
 			break;
 		case SF_LENGTH:
-			out_dbl(c->o, secs, col->prec);
+			out_dec(c->o, smp->end_ns - smp->start_ns, 9, col->prec);
 			break;
 		case SF_POINT:
 			if (smp->point > 0)
@@ -244,13 +244,13 @@ static int samples_row(void *ctx, const struct sample *smp)
 			out_dbl(c->o, st->lat_stddev_ns / 1e3, col->prec);
 			break;
 		case SF_LAT_MIN:
-			out_dbl(c->o, (double)st->lat_min_ns / 1e3, col->prec);
+			out_dec(c->o, (int64_t)st->lat_min_ns, 3, col->prec);
 			break;
 		case SF_LAT_MAX:
-			out_dbl(c->o, (double)st->lat_max_ns / 1e3, col->prec);
+			out_dec(c->o, (int64_t)st->lat_max_ns, 3, col->prec);
 			break;
 		case SF_LAT_PCT:
-			out_dbl(c->o, (double)st->lat_pct_ns[col->arg] / 1e3, col->prec);
+			out_dec(c->o, (int64_t)st->lat_pct_ns[col->arg], 3, col->prec);
 			break;
 		case SF_ERRORS:
 			out_i64(c->o, (int64_t)smp->errors);
