@@ -251,5 +251,9 @@ char *parse_fmt_double(char *buf, size_t len, double v)
 		if (strtod(buf, NULL) == v)
 			break;
 	}
+	/* %g writes 60 as "6e+01" when one digit reads back: a whole number
+	 * below 10^17 is written as its digits, as scripts expect */
+	if (strchr(buf, 'e') && fabs(v) >= 1 && fabs(v) < 1e17)
+		snprintf(buf, len, "%.0f", v);
 	return buf;
 }

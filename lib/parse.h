@@ -120,7 +120,8 @@ char *parse_fmt_size(char *buf, size_t len, uint64_t bytes);
  *
  * The shortest of "%.1g" .. "%.17g" that strtod() turns back into exactly
  * @v (17 significant digits always do, IEEE 754 binary64): 148913.37293816853
- * stays that, 0.1 is "0.1", 2 is "2", 1e300 is "1e+300".  Every number a
+ * stays that, 0.1 is "0.1", 2 is "2", 60 is "60" (a whole number below
+ * 10^17 is written as its digits), 1e300 is "1e+300".  Every number a
  * script reads from --json or --csv goes through here (or is an integer).
  * NaN and the infinities, which JSON cannot carry, come out as "null".
  *
