@@ -393,7 +393,8 @@ is "$(jv '[.error, .phases[0].steady_state.steady]')" \
 diag "--csv columns"
 
 run --db "$DB" runs --csv
-is "$(head -n 1 "$T/out")" "run,name,state,model,serial,device,created,ended" "runs --csv header"
+is "$(head -n 1 "$T/out")" "run,host,uuid,name,state,steady,steady_round,model,serial,device,created,ended" \
+	"runs --csv header"
 is "$(wc -l <"$T/out")" 5 "runs --csv: a header and four rows"
 run --db "$DB" samples 1 --csv
 DIRKEYS="ios,bytes,iops,bw_mbps,lat_mean_us,lat_stddev_us,lat_min_us,lat_max_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p99_9_us,lat_p99_99_us"
