@@ -186,10 +186,10 @@ value() {
 }
 # snap NAME METRIC LABELS MIN: copy the textfile (replaced by rename: a copy
 # is one whole write) to $T/NAME.prom until METRIC{$LABELS LABELS} >= MIN in
-# it, polling every 50 ms for at most 60 s
+# it, polling every 50 ms for at most a minute
 snap() {
-	local v
-	for _ in $(seq 1200); do
+	local v end=$((SECONDS + 60))
+	while [ $SECONDS -le $end ]; do
 		if cp "$PROM" "$T/$1.prom" 2>/dev/null; then
 			v=$(value "$2" "$T/$1.prom" "$3")
 			[ -n "$v" ] && [ "$v" -ge "$4" ] && return 0
@@ -338,7 +338,7 @@ is "$(grep -c "^plateau_latency_seconds{$LABELS$P1,direction=\"write\",quantile=
 	"five write quantiles (0.5 to 0.9999)"
 is "$(grep -c "^plateau_latency_[a-z_]*{$LABELS$P1,direction=\"read\"" "$T/snap1.prom")" 0 \
 	"  and no read latency where nothing was read"
-out=$(dbcheck "$T/snap1.prom")
+out=$(dbcheck "$T/snap1.prom" 2>&1)
 is "$out" "" "phase 1: every figure is the stored last full sample's, counters the stored sums"
 
 # where the phase is (runner_status): its start as stored, rounds judged of
@@ -405,7 +405,7 @@ for b in data slope; do
 	awk -v x="$x" -v l="$l" 'BEGIN { exit !(x != "" && x >= 0 && l > 0) }'
 	ok $? "the window's $b excursion ($x) against its limit ($l)"
 done
-out=$(dbcheck "$T/snap2.prom")
+out=$(dbcheck "$T/snap2.prom" 2>&1)
 is "$out" "" "phase 2: every figure is the stored last full sample's, counters the stored sums"
 # counters only grow
 for m in plateau_ios_total plateau_bytes_total; do
@@ -423,7 +423,8 @@ isnt "$(value plateau_ios_total "$T/snap2.prom" ',direction="read"')" 0 "  reads
 "$PLATEAU" "${D[@]}" wait 1 --timeout 30s >/dev/null 2>&1
 is "$?" 1 "the run stopped"
 # the file is rewritten when the daemon has reaped the run
-for _ in $(seq 600); do
+end=$((SECONDS + 30))
+while [ $SECONDS -le $end ]; do
 	cp "$PROM" "$T/snap3.prom" && grep -qFx "plateau_run_state{$LABELS,state=\"stopped\"} 1" "$T/snap3.prom" &&
 		break
 	sleep 0.05
