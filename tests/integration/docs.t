@@ -71,6 +71,19 @@ st=$?
 is "$st" 2 "plateau.plan(5): a comment after a value is refused (exit 2)"
 is "${out#plateau: }" "$want" "with the message plateau.plan(5) quotes" 
 
+# plateau.plan(5): an alias with or without blanks around '=' (bs=4k, metric=p99)
+printf '[run]\ndevice = /dev/x\nserial = X\n[precondition]\nrw = randwrite\nbs=4k\nmetric=p99\nmax_rounds = 25\n' >"$W/alias.plan"
+out=$("$PLATEAU" check "$W/alias.plan" 2>&1)
+ok $? "plateau.plan(5): bs=4k and metric=p99 without blanks pass check" || diag "$out"
+has "$out" "4k/100" "bs=4k is read as 4k"
+has "$out" "p99" "metric=p99 is read as p99"
+
+# README's exit codes are plateau's (plateau help lists them)
+help=$("$PLATEAU" help 2>&1 | sed -n '/^Exit status:/,$p' | tr '\n' ' ')
+for code in $(sed -n '/^### Exit codes/,/^###* [A-Z]/s/^| \([0-9]\) | .*/\1/p' "$S/README.md"); do
+	like "$help" "(^|[:;] )$code " "README's exit code $code is in plateau help"
+done
+
 # --- the scratch world: a loop device, a daemon, a finished run -------------
 mkloop disk.img 256M || bail_out "no loop device"
 LOOP=$LOOPDEV
