@@ -375,11 +375,16 @@ static int plan_precondition_key(struct plan_ctx *c, const char *key, const char
 		for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
 			int m = sample_metric_parse(tok);
 
-			if (m < 0 || ph->nmetrics >= PLAN_METRICS_MAX)
-				return plan_bad(c, key,
-						"metrics from iops, bw, lat, lat-max, "
-						"lat-stddev, p99 (comma-separated)",
-						v);
+			if (m < 0) {
+				char want[256];
+
+				snprintf(want, sizeof(want), "metrics from %s (comma-separated)",
+					 sample_metric_names());
+				return plan_bad(c, key, want, v);
+			}
+			/* as many as there are metrics: only a repeat gets here */
+			if (ph->nmetrics >= PLAN_METRICS_MAX)
+				return plan_bad(c, key, "each metric once", v);
 			for (size_t i = 0; i < ph->nmetrics; i++)
 				if (ph->metrics[i] == m)
 					return plan_bad(c, key, "each metric once", v);

@@ -1499,15 +1499,17 @@ int store_points_foreach(struct store *s, int64_t phase_id, unsigned int flags,
 
 int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double **vals, size_t *n)
 {
-	/* Only the columns the metric needs, computed in C from the row. */
-	static const char *const cols[SAMPLE_METRIC_N] = {
-		[SAMPLE_METRIC_IOPS] = "a_ios",
-		[SAMPLE_METRIC_BW] = "a_bytes",
-		[SAMPLE_METRIC_LAT] = "a_lat_mean_ns",
-		[SAMPLE_METRIC_LAT_MAX] = "a_lat_max_ns",
-		[SAMPLE_METRIC_LAT_STDDEV] = "a_lat_stddev_ns",
-		[SAMPLE_METRIC_P99] = "a_lat_p99_ns",
+	/* Only the column the metric needs, converted in C from the row. */
+	static const char *const stat_cols[] = {
+		[SAMPLE_STAT_IOPS] = "ios",
+		[SAMPLE_STAT_BW] = "bytes",
+		[SAMPLE_STAT_LAT_MEAN] = "lat_mean_ns",
+		[SAMPLE_STAT_LAT_MIN] = "lat_min_ns",
+		[SAMPLE_STAT_LAT_MAX] = "lat_max_ns",
+		[SAMPLE_STAT_LAT_STDDEV] = "lat_stddev_ns",
 	};
+	static const char *const pct_cols[SAMPLE_NPCT] = {"lat_p50_ns", "lat_p90_ns", "lat_p99_ns",
+							  "lat_p999_ns", "lat_p9999_ns"};
 	double *v = NULL;
 	size_t cnt = 0, cap = 0;
 	sqlite3_stmt *st;
@@ -1516,11 +1518,12 @@ int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double
 
 	if ((unsigned int)m >= SAMPLE_METRIC_N)
 		return store_fail(s, -EINVAL, "unknown metric");
-	snprintf(
-		sql, sizeof(sql),
-		"SELECT seq, start_ns, end_ns, %s FROM samples WHERE phase_id = ?1 AND partial = 0 "
-		"AND aborted = 0 ORDER BY seq",
-		cols[m]);
+	snprintf(sql, sizeof(sql),
+		 "SELECT seq, start_ns, end_ns, %c_%s FROM samples WHERE phase_id = ?1 AND "
+		 "partial = 0 AND aborted = 0 ORDER BY seq",
+		 "rwa"[sample_metric_dir(m)],
+		 sample_metric_stat(m) == SAMPLE_STAT_PCT ? pct_cols[sample_metric_pct(m)]
+							  : stat_cols[sample_metric_stat(m)]);
 	ret = store_prepare(s, sql, &st);
 	if (ret)
 		return ret;
@@ -1547,18 +1550,7 @@ int store_series(struct store *s, int64_t phase_id, enum sample_metric m, double
 			}
 			v = nv;
 		}
-		switch (m) {
-		case SAMPLE_METRIC_IOPS:
-			x /= secs;
-			break;
-		case SAMPLE_METRIC_BW:
-			x = x / secs / 1e6;
-			break;
-		default:
-			x /= 1e3; /* ns -> us */
-			break;
-		}
-		v[cnt++] = x;
+		v[cnt++] = sample_metric_convert(m, x, secs);
 	}
 	if (!ret && rc != SQLITE_DONE)
 		ret = store_sqlfail(s, rc, "reading samples");

@@ -708,8 +708,9 @@ static void test_errors(void)
 	      "'sometimes'",
 	      "unknown criterion");
 	fails(PRE "metrics = iops,foo\n",
-	      "job.plan:6: [precondition] metrics: expected metrics from iops, bw, lat, lat-max, "
-	      "lat-stddev, p99 (comma-separated), not 'iops,foo'",
+	      "job.plan:6: [precondition] metrics: expected metrics from iops, bw, lat, lat-min, "
+	      "lat-max, lat-stddev, p50, p90, p99, p99.9, p99.99, each alone or after read. or "
+	      "write. (comma-separated), not 'iops,foo'",
 	      "unknown metric");
 	fails(PRE "metrics = iops,iops\n",
 	      "job.plan:6: [precondition] metrics: expected each metric once, not 'iops,iops'",

@@ -1002,10 +1002,15 @@ static void test_runs_filter(void)
 	store_close(fx.s);
 }
 
-/* store_series: one value per full round, in the metric's units */
+/*
+ * store_series: one value per full round, in the metric's units, for every
+ * metric: all I/O as in rows[], writes the same, reads a quarter of the
+ * I/O at three times the latency, so that a metric read from the wrong
+ * column or direction shows
+ */
 static void test_series(void)
 {
-	/* a_ios, a_bytes, a_lat_mean_ns, a_lat_max_ns, a_lat_stddev_ns, a_lat_p99_ns, seconds */
+	/* a_ios, a_bytes, a_lat_mean_ns, a_lat_stddev_ns, a_lat_max_ns, a_lat_p99_ns, seconds */
 	static const struct {
 		uint64_t ios, bytes;
 		double mean_ns, stddev_ns;
@@ -1018,14 +1023,18 @@ static void test_series(void)
 		{10, 40960, 1.0, 0.0, 1, 1, 1, true},
 		{0, 0, 0.0, 0.0, 0, 0, 60, false},
 	};
-	static const double want[SAMPLE_METRIC_N][3] = {
-		[SAMPLE_METRIC_IOPS] = {100000.0, 50000.0, 0.0},  /* ios / s */
-		[SAMPLE_METRIC_BW] = {409.6, 204.8, 0.0},	  /* 10^6 bytes / s */
-		[SAMPLE_METRIC_LAT] = {250.0, 80.0, 0.0},	  /* us */
-		[SAMPLE_METRIC_LAT_MAX] = {2000.0, 900.0, 0.0},	  /* us */
-		[SAMPLE_METRIC_LAT_STDDEV] = {62.5, 1.0005, 0.0}, /* us */
-		[SAMPLE_METRIC_P99] = {625.0, 300.0, 0.0},	  /* us */
+	/* all I/O per statistic (percentiles: p99); lat-min is max/10, the
+	 * other percentiles p99 times pct_scale[] */
+	static const double want_all[SAMPLE_STAT_PCT + 1][3] = {
+		[SAMPLE_STAT_IOPS] = {100000.0, 50000.0, 0.0},	/* ios / s */
+		[SAMPLE_STAT_BW] = {409.6, 204.8, 0.0},		/* 10^6 bytes / s */
+		[SAMPLE_STAT_LAT_MEAN] = {250.0, 80.0, 0.0},	/* us */
+		[SAMPLE_STAT_LAT_MIN] = {200.0, 90.0, 0.0},	/* us */
+		[SAMPLE_STAT_LAT_MAX] = {2000.0, 900.0, 0.0},	/* us */
+		[SAMPLE_STAT_LAT_STDDEV] = {62.5, 1.0005, 0.0}, /* us */
+		[SAMPLE_STAT_PCT] = {625.0, 300.0, 0.0},	/* us, p99 */
 	};
+	static const uint64_t pct_scale[SAMPLE_NPCT] = {1, 2, 4, 8, 16}; /* x p99 / 4 */
 	struct fixture fx;
 	int64_t t = T0_NS;
 
@@ -1033,7 +1042,7 @@ static void test_series(void)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct sample smp = {
 			.seq = (int64_t)i + 1, .start_ns = t, .partial = rows[i].partial};
-		struct sample_stats *a = &smp.st[SAMPLE_ALL];
+		struct sample_stats *a = &smp.st[SAMPLE_ALL], *rd = &smp.st[SAMPLE_READ];
 
 		smp.end_ns = t + rows[i].secs * SEC_NS;
 		t = smp.end_ns;
@@ -1042,22 +1051,41 @@ static void test_series(void)
 		a->lat_mean_ns = rows[i].mean_ns;
 		a->lat_stddev_ns = rows[i].stddev_ns;
 		a->lat_max_ns = rows[i].max_ns;
-		a->lat_pct_ns[2] = rows[i].p99_ns;
+		a->lat_min_ns = rows[i].max_ns / 10;
+		for (int k = 0; k < SAMPLE_NPCT; k++)
+			a->lat_pct_ns[k] = rows[i].p99_ns * pct_scale[k] / 4;
 		smp.st[SAMPLE_WRITE] = *a;
+		rd->ios = a->ios / 4;
+		rd->bytes = a->bytes / 4;
+		rd->lat_mean_ns = a->lat_mean_ns * 3;
+		rd->lat_stddev_ns = a->lat_stddev_ns * 3;
+		rd->lat_max_ns = a->lat_max_ns * 3;
+		rd->lat_min_ns = a->lat_min_ns * 3;
+		for (int k = 0; k < SAMPLE_NPCT; k++)
+			rd->lat_pct_ns[k] = a->lat_pct_ns[k] * 3;
 		if (store_sample_insert(fx.s, fx.pre.id, &smp))
 			bail_out("%s", store_errmsg(fx.s));
 	}
 	for (int m = 0; m < SAMPLE_METRIC_N; m++) {
+		const char *name = sample_metric_name((enum sample_metric)m);
+		enum sample_stat st = sample_metric_stat((enum sample_metric)m);
+		bool rd = sample_metric_dir((enum sample_metric)m) == SAMPLE_READ;
 		double *v = NULL;
 		size_t n = 0;
 		int r = store_series(fx.s, fx.pre.id, (enum sample_metric)m, &v, &n);
 
-		is_int(r, 0, "store_series %s", sample_metric_name((enum sample_metric)m));
-		is_u64(n, 3, "%s: 3 full rounds, the partial one left out",
-		       sample_metric_name((enum sample_metric)m));
-		for (size_t i = 0; i < n && i < 3; i++)
-			is_dbl(v[i], want[m][i], 1e-9 * want[m][i] + 1e-12, "%s round %zu = %g",
-			       sample_metric_name((enum sample_metric)m), i + 1, want[m][i]);
+		is_int(r, 0, "store_series %s", name);
+		is_u64(n, 3, "%s: 3 full rounds, the partial one left out", name);
+		for (size_t i = 0; i < n && i < 3; i++) {
+			double w = want_all[st][i];
+
+			if (st == SAMPLE_STAT_PCT)
+				w = w *
+				    (double)pct_scale[sample_metric_pct((enum sample_metric)m)] / 4;
+			if (rd)
+				w *= st == SAMPLE_STAT_IOPS || st == SAMPLE_STAT_BW ? 0.25 : 3;
+			is_dbl(v[i], w, 1e-9 * w + 1e-12, "%s round %zu = %g", name, i + 1, w);
+		}
 		free(v);
 	}
 	{
