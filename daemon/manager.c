@@ -464,7 +464,9 @@ static int on_status_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 
-	if (manager_expire_ended(m))
+	/* an erase takes no samples: its progress and ETA in the textfile
+	 * would stand still until the next phase without this rewrite */
+	if (manager_expire_ended(m) || m->runs)
 		events_write_prom(m);
 	control_close_idle(m);
 	manager_notify_status(m);
