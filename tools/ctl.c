@@ -490,6 +490,22 @@ static int ctl_stop_from_db(struct cli *cli, int64_t run_id)
 	return r;
 }
 
+/*
+ * stop, status and check take no options of their own (the global ones are
+ * gone already): an argument that looks like one is a mistyped option, and
+ * cli_bad_option() may know which was meant.  Returns an exit code or -1.
+ */
+static int ctl_no_options(const char *cmd, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1]) {
+			optind = i + 1;
+			optopt = 0;
+			return cli_bad_option(cmd, argv);
+		}
+	return -1;
+}
+
 int cmd_stop(struct cli *cli, int argc, char **argv)
 {
 	json_object *req, *reply = NULL, *v;
@@ -497,6 +513,8 @@ int cmd_stop(struct cli *cli, int argc, char **argv)
 	int64_t run_id;
 	int r;
 
+	if ((r = ctl_no_options("stop", argc, argv)) >= 0)
+		return r;
 	if (argc != 2)
 		return cli_usage("stop");
 	if ((r = cli_parse_run(argv[1], &run_id)))
@@ -531,6 +549,8 @@ int cmd_status(struct cli *cli, int argc, char **argv)
 	int64_t run_id = 0;
 	int r;
 
+	if ((r = ctl_no_options("status", argc, argv)) >= 0)
+		return r;
 	if (argc > 2)
 		return cli_usage("status");
 	if (argc == 2 && (r = cli_parse_run(argv[1], &run_id)))
@@ -768,6 +788,8 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 	char err[1024], why[128], *text;
 	int r, code;
 
+	if ((r = ctl_no_options("check", argc, argv)) >= 0)
+		return r;
 	if (argc != 2)
 		return cli_usage("check");
 	text = ctl_slurp(argv[1], why, sizeof(why), &code);

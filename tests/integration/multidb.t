@@ -204,5 +204,9 @@ fails 2 "did you mean --db?" "a global option mistyped after it" runs --dbb "$D/
 fails 2 "--serial needs a value" "runs --serial without its value" --db "$D/a.db" runs --serial
 fails 2 "'--bogus'" "runs --bogus: no suggestion, the option named" --db "$D/a.db" runs --bogus
 unlike "$ERR" "did you mean" "  and nothing suggested"
+# stop, status and check parse no options: a mistyped one was "not a run number"
+fails 2 "status: unknown option '--jsno': did you mean --json?" "status --jsno (after the command)" status --jsno
+fails 2 "stop: unknown option or missing value: '--now'" "stop --now: the option named" stop --now 1
+fails 2 "check: unknown option '--jsn': did you mean --json?" "check --jsn" check --jsn x.plan
 
 done_testing
