@@ -767,6 +767,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 	if (cli->format == CLI_JSON) {
 		doc = json_object_new_object();
 		json_object_object_add(doc, "run", json_object_new_int64(run.id));
+		json_object_object_add(doc, "uuid", json_object_new_string(run.uuid));
 		json_object_object_add(doc, "name", json_object_new_string(run.name));
 		json_object_object_add(doc, "state", json_object_new_string(run.state));
 		json_object_object_add(doc, "created", show_json_time(run.created_ns));
@@ -798,6 +799,7 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 			fprintf(so, ", wwn %s", run.drive.wwn);
 		fprintf(so, "\n  created   %s on %s by plateau %s\n",
 			cli_fmt_time(t1, sizeof(t1), run.created_ns), run.host, run.version);
+		fprintf(so, "  global id %s\n", run.uuid);
 		show_requester(&run);
 		fprintf(so, "  started   %s   ended %s",
 			cli_fmt_time(t1, sizeof(t1), run.started_ns),
