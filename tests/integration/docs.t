@@ -7,8 +7,11 @@
 #     plateaud;
 #   - every `plateau ...` command line (README's ```sh, man pages' "$ plateau"
 #     and "# plateau" lines) runs against a scratch database, daemon and loop
-#     device, with the drive, run numbers and files made to fit; it must
-#     not be refused as usage (2), not found (3) or daemon unreachable (4);
+#     device, with the drive, run numbers and files made to fit (a
+#     sweep's plot, points, latency and export read an ended run with every
+#     phase; an export file, a directory of two hosts' databases and a fio
+#     JSON are made for the commands that name them); it must not be
+#     refused as usage (2), not found (3) or daemon unreachable (4);
 #   - outputs are checked for their shape, not byte for byte (columns are
 #     added as plateau grows): a table's header in the docs must be found,
 #     column by column in that order, in a line of the real output; a
@@ -149,6 +152,22 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iops") c = i; print "iop
 for t in $(seq 1000 1000 300000); do
 	echo "$t, $((5000 + t % 7)), 1, 4096, 0"
 done >"$W/cwd/job_iops.1.log"
+cp "$S/tests/fixtures/fio-ss.json" "$W/cwd/fio.json"
+# the ended run with every phase (a sweep measured): what the docs' sweep,
+# latency and export examples read, whatever runs the docs started since
+DONE_RUN=$RUN
+# an export file, and a directory of two hosts' databases (README, "Many
+# hosts"): the run as if made on alpha and on beta, each with its own uuid
+out=$(pctl export "$DONE_RUN" -o "$W/cwd/host7.db" 2>&1)
+ok $? "an export file for the docs' import" || diag "$out"
+mkdir "$W/cwd/hosts"
+for h in alpha beta; do
+	cp "$W/cwd/host7.db" "$W/cwd/hosts/$h.db"
+done
+sqlite3 -bail "$W/cwd/hosts/alpha.db" "UPDATE runs SET host = 'alpha';" &&
+	sqlite3 -bail "$W/cwd/hosts/beta.db" \
+		"UPDATE runs SET host = 'beta', uuid = 'bbbbbbbb-0001-4000-8000-000000000000';"
+ok $? "two hosts' databases in hosts/"
 
 # --- commands ------------------------------------------------------------
 # the command made to fit: the docs' drives, serials, run numbers and paths
@@ -161,8 +180,12 @@ fit() {
 		-e "s#/var/tmp/test\.img#$W/test.img#g" \
 		-e "s#/usr/local/share/plateau/examples/#$S/examples/#g" |
 		perl -0777 -pe '
+			# a sweep, its points and latency, an export: the ended run
+			# with every phase
+			s{(plateau(?: --\S+ \S+)* (?:points|latency|export)) [0-9]+\b}{$1 \$DONE_RUN}g;
+			s{(plateau(?: --\S+ \S+)* plot) [0-9]+\b(?=[^\n]*--(?:phase 4|x)\b)}{$1 \$DONE_RUN}g;
 			# RUN numbers after a command that takes runs
-			s{(plateau(?: --\S+ \S+)* (?:show|samples|steady|plot|report|wait|stop|status|points|latency|export))((?: [0-9]+)+)\b}
+			s{(plateau(?: --\S+ \S+)* (?:show|samples|steady|plot|report|wait|stop|status))((?: [0-9]+)+)\b}
 			 {my $k = 0; $1 . join("", map { my $i = $k++; $i ? " \$RUN$i" : " \$RUN" } split(" ", $2))}ge;
 			# a foreground run (continued lines too) kept short
 			if (/\bplateau\b[^\n]* run --/) {
@@ -184,7 +207,7 @@ plateau() {
 	timeout 60 "$PLATEAU" "${g[@]}" "$@"
 }
 export -f plateau
-export PLATEAU DB SOCK
+export PLATEAU DB SOCK DONE_RUN
 
 # run_doc WHERE TEXT: run a command (or script) in the scratch directory
 run_doc() {
@@ -335,8 +358,8 @@ section_output() {
 		;;
 	drives*) "$PLATEAU" drives "$LOOP" "$W/test.img" ;;
 	runs*) pctl runs ;;
-	points*) pctl points "$RUN" ;;
-	latency*) pctl latency "$RUN" --phase 3 --percentiles 50,99,99.99 ;;
+	points*) pctl points "$DONE_RUN" ;;
+	latency*) pctl latency "$DONE_RUN" --phase 3 --percentiles 50,99,99.99 --dir read,write ;;
 	show*) pctl show "$RUN" ;;
 	samples*) pctl samples "$RUN" --phase 3 ;;
 	steady*) pctl steady "$RUN" --phase 3 ;;
@@ -396,7 +419,8 @@ done <"$BLK/index"
 section_output status >/dev/null 2>&1
 nmetrics=0
 while IFS=$'\t' read -r n where lang section; do
-	[ "$section" = "PROMETHEUS METRICS" ] || continue
+	# (the example may stand in a subsection: a block of textfile lines)
+	[[ $where == */plateaud.8:* ]] && grep -q '^plateau_[a-z_]*[{ ]' "$BLK/$n" || continue
 	for m in $(grep -oE '^plateau_[a-z_]+' "$BLK/$n" | sort -u); do
 		grep -qE "^$m[{ ]" "$W/plateau.prom"
 		ok $? "$where: the textfile has $m" || diag "$(grep -oE '^plateau_[a-z_]+' "$W/plateau.prom" | sort -u | tr '\n' ' ')"
