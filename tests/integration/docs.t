@@ -359,7 +359,7 @@ section_output() {
 	drives*) "$PLATEAU" drives "$LOOP" "$W/test.img" ;;
 	runs*) pctl runs ;;
 	points*) pctl points "$DONE_RUN" ;;
-	latency*) pctl latency "$DONE_RUN" --phase 3 --percentiles 50,99,99.99 --dir read,write ;;
+	latency*) pctl latency "$DONE_RUN" --rounds 1-5 --percentiles 50,99,99.99,99.999 --dir read,write ;;
 	show*) pctl show "$RUN" ;;
 	samples*) pctl samples "$RUN" --phase 3 ;;
 	steady*) pctl steady "$RUN" --phase 3 ;;
@@ -378,6 +378,7 @@ header_found() {
 	perl -e '
 		my ($hdr, $file) = @ARGV;
 		$hdr =~ s/^\s+|\s+$//g;
+		$hdr =~ s/\s+\.\.\.$//;
 		my @cols = split /\s{2,}/, $hdr;
 		my $re = "(?:^|\\s)" . join("\\s(?:.*\\s)?", map { quotemeta } @cols) . "(?:\\s|\$)";
 		open(my $f, "<", $file) or die;
@@ -398,8 +399,9 @@ while IFS=$'\t' read -r n where lang section; do
 	esac
 	section_output "$section" >"$W/real.out" 2>&1
 	while IFS= read -r l; do
-		# a table header: four or more upper-case columns
-		if [[ $l =~ ^\ *[A-Z][A-Z0-9_/]+(\ +[A-Z][A-Za-z0-9_/]*){3,}\ *$ ]]; then
+		# a table header: four or more upper-case columns (P99.99_US; a
+		# trailing ... stands for more)
+		if [[ $l =~ ^\ *[A-Z][A-Z0-9_/]+(\ +[A-Z][A-Za-z0-9_/.]*){3,}(\ \.\.\.)?\ *$ ]]; then
 			header_found "$l" "$W/real.out"
 			ok $? "$where ($section): the columns $(echo $l)" ||
 				diag "$(grep -E '^ *[A-Z]{2,}' "$W/real.out" | head -n 5)"
