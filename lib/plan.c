@@ -38,6 +38,7 @@ struct plan_ctx {
 	bool has_profile, has_rw, has_rwmix, has_bs;
 	char rw[32], rwmix[32], bs[512];
 	unsigned int rw_line, rwmix_line, bs_line;
+	unsigned int metrics_line;
 	bool steady_limits_set[5];
 	int write_variant; /* -1 unset, 0 no, 1 yes */
 	char *err;
@@ -371,6 +372,7 @@ static int plan_precondition_key(struct plan_ctx *c, const char *key, const char
 		if (strlen(v) >= sizeof(buf))
 			return plan_bad(c, key, "a list of metrics", v);
 		strcpy(buf, v);
+		c->metrics_line = c->line;
 		ph->nmetrics = 0;
 		for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
 			int m = sample_metric_parse(tok);
@@ -570,6 +572,33 @@ static int plan_finish_workload(struct plan_ctx *c, struct plan_phase *ph, bool 
 	return 0;
 }
 
+/*
+ * A metric of reads (writes) on a phase that never reads (writes) would be
+ * judged on zeros: refused.  Judged by what the phase runs (ph->load: a
+ * 100 %-read workload is preconditioned as its write variant).
+ */
+static int plan_check_metric_dirs(struct plan_ctx *c, const struct plan_phase *ph)
+{
+	for (size_t k = 0; k < ph->nmetrics; k++) {
+		enum sample_metric m = (enum sample_metric)ph->metrics[k];
+		enum sample_dir d = sample_metric_dir(m);
+		bool none = (d == SAMPLE_READ && ph->load.read_share == 0) ||
+			    (d == SAMPLE_WRITE && ph->load.read_share >= PROFILE_SHARE_SCALE);
+
+		if (none)
+			return plan_fail(c, c->metrics_line ? c->metrics_line : ph->line,
+					 "[precondition] metrics: %s measures %s, but the phase "
+					 "runs 100 %% %s (%s%s): it would judge no data",
+					 sample_metric_name(m),
+					 d == SAMPLE_READ ? "reads" : "writes",
+					 d == SAMPLE_READ ? "writes" : "reads", ph->workload.name,
+					 ph->load.read_share != ph->workload.read_share
+						 ? ", preconditioned as its write variant"
+						 : "");
+	}
+	return 0;
+}
+
 static int plan_end_section(struct plan_ctx *c)
 {
 	struct plan_phase *ph;
@@ -647,6 +676,8 @@ static int plan_end_section(struct plan_ctx *c)
 			ph->metrics[0] = SAMPLE_METRIC_IOPS;
 			ph->nmetrics = 1;
 		}
+		if ((r = plan_check_metric_dirs(c, ph)))
+			return r;
 		snprintf(ph->name, sizeof(ph->name), "%s", ph->workload.name);
 		break;
 	}
@@ -681,6 +712,7 @@ static int plan_section(struct plan_ctx *c, const char *name)
 	c->nseen = 0;
 	c->has_profile = c->has_rw = c->has_rwmix = c->has_bs = false;
 	memset(c->steady_limits_set, 0, sizeof(c->steady_limits_set));
+	c->metrics_line = 0;
 	c->write_variant = -1;
 	c->section_line = c->line;
 	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {

@@ -8,6 +8,7 @@
 #include "judge.h"
 #include "out.h"
 #include "parse.h"
+#include "points.h"
 
 void judge_opts_init(struct judge_opts *o)
 {
@@ -327,16 +328,20 @@ int cmd_steady(struct cli *cli, int argc, char **argv)
 		return r;
 	if ((r = cli_open_phase(cli, run_id, (int)phase_seq, &ph)))
 		return r;
-	r = judge_phase(cli, ph.s, &ph.run, ph.p, &jo, stdout, NULL);
+	/* a read. (write.) metric of a phase that never read (wrote) would be
+	 * judged on zeros */
+	r = points_need_metric_io(&ph, jo.cli.metrics, jo.cli.nmetrics);
+	if (!r)
+		r = judge_phase(cli, ph.s, &ph.run, ph.p, &jo, stdout, NULL);
 	cli_close_phase(&ph);
 	return r;
 }
 
 const struct cli_cmd cli_cmd_steady = {
 	"steady",
-	"RUN [--phase N] [--criterion snia|fio-slope|fio-dev] [--window N]\n"
-	"       [--data-limit P] [--slope-limit P] [--absolute] [--max-rounds N] [--metric "
-	"M[,M...]]",
+	"RUN [--phase N] [--criterion snia|fio-slope|fio-dev]\n"
+	"       [--window N] [--data-limit P] [--slope-limit P] [--absolute]\n"
+	"       [--max-rounds N] [--metric M[,M...]]",
 	"re-judge the stored samples of a phase with any criterion",
 	"  --criterion C       snia (default): max-min <= R% and |slope|*(W-1) <= S% of\n"
 	"                      the window average; fio-slope: |slope| < X% of mean;\n"
@@ -346,8 +351,11 @@ const struct cli_cmd cli_cmd_steady = {
 	"  --slope-limit P     S (snia, default 10) or X (fio-slope)\n"
 	"  --absolute          fio criteria: limits in the metric's units, not percent\n"
 	"  --max-rounds N      judge at most N rounds (default 25; 0: no cap)\n"
-	"  --metric M[,M...]   iops (default) bw lat p99 lat-max lat-stddev; several\n"
-	"                      metrics must all pass in the same window\n"
-	"  Exit status: 0 steady, 1 not steady.\n" FORMAT_HELP,
+	"  --metric M[,M...]   iops (default), bw, lat, lat-min, lat-max, lat-stddev,\n"
+	"                      p50 p90 p99 p99.9 p99.99, each also as read.M or\n"
+	"                      write.M (plateau(1), METRICS); several metrics must\n"
+	"                      all pass in the same window\n"
+	"  Exit status: 0 steady, 1 not steady; 2 bad option, or a read. (write.)\n"
+	"  metric of a phase without reads (writes).\n" FORMAT_HELP,
 	cmd_steady,
 	CLI_FMT_ALL};

@@ -45,13 +45,16 @@ struct lat_ctx {
 	int64_t rounds; /* full samples seen (LAT_WINDOW) */
 	int64_t nohist_seq;
 	int nohist_dir;
+	bool need[2]; /* the directions whose histograms are asked for */
 };
 
-/* Add one sample's (or point's) histograms; a direction with I/O but no
- * stored histogram stops the walk. */
+/* Add one sample's (or point's) histograms of the directions asked for; a
+ * direction asked for with I/O but no stored histogram stops the walk. */
 static int lat_add(struct lat_ctx *c, const struct sample *s, int64_t seq)
 {
 	for (int d = 0; d < 2; d++) {
+		if (!c->need[d])
+			continue;
 		if (s->hist[d]) {
 			hist_merge(&c->h[d], s->hist[d]);
 		} else if (s->st[d].ios) {
@@ -249,6 +252,8 @@ static int lat_print(struct cli *cli, const struct cli_phase *ph, const struct l
 #define COL(n, t, l) (lo.cols[lo.ncols++] = (struct out_col){n, t, 0, l})
 	if (!table) {
 		COL("run", NULL, 0);
+		COL("host", NULL, 1);
+		COL("uuid", NULL, 1);
 		COL("phase", NULL, 0);
 		COL("point", NULL, 0);
 		COL("first_round", NULL, 0);
@@ -276,9 +281,10 @@ static int lat_print(struct cli *cli, const struct cli_phase *ph, const struct l
 #undef COL
 
 	if (table) {
-		char t0[32], t1[32];
+		char t0[32], t1[32], ref[160];
 
-		printf("run %lld phase %d %s", (long long)ph->run.id, ph->p->seq, ph->p->kind);
+		printf("run %s phase %d %s", points_run_ref(cli, &ph->run, ref, sizeof(ref)),
+		       ph->p->seq, ph->p->kind);
 		if (c->span == LAT_POINT)
 			printf(", load point %d", c->point);
 		else if (c->points)
@@ -304,6 +310,8 @@ static int lat_print(struct cli *cli, const struct cli_phase *ph, const struct l
 			continue;
 		if (!table) {
 			out_i64(o, ph->run.id);
+			out_str(o, *ph->run.host ? ph->run.host : NULL);
+			out_str(o, *ph->run.uuid ? ph->run.uuid : NULL);
 			out_i64(o, ph->p->seq);
 			if (c->span == LAT_POINT)
 				out_i64(o, c->point);
@@ -452,6 +460,17 @@ static int cmd_latency(struct cli *cli, int argc, char **argv)
 		goto out_free;
 	if (c->span == LAT_WINDOW && (r = lat_window(&ph, c)))
 		goto out;
+	{
+		const char *what[2] = {dirs[SAMPLE_READ] ? "--dir read" : NULL,
+				       dirs[SAMPLE_WRITE] ? "--dir write" : NULL};
+
+		/* --dir read of a phase that never read: no data, not "0 I/Os" */
+		if ((r = points_need_io(&ph, what)))
+			goto out;
+	}
+	/* all needs both */
+	c->need[SAMPLE_READ] = dirs[SAMPLE_READ] || dirs[SAMPLE_ALL];
+	c->need[SAMPLE_WRITE] = dirs[SAMPLE_WRITE] || dirs[SAMPLE_ALL];
 	hist_init(&c->h[0]);
 	hist_init(&c->h[1]);
 	c->points = c->span == LAT_POINT || (c->span == LAT_PHASE && !strcmp(ph.p->kind, "sweep"));
@@ -499,8 +518,8 @@ out_free:
 
 const struct cli_cmd cli_cmd_latency = {
 	"latency",
-	"RUN [--phase N] [--point N | --rounds A-B | --window] [--percentiles P,...]\n"
-	"       [--dir read|write|all]",
+	"RUN [--phase N] [--point N | --rounds A-B | --window]\n"
+	"       [--percentiles P,...] [--dir read|write|all]",
 	"any latency percentile of a phase, point or rounds (histograms)",
 	"  --phase N           phase number (see `plateau show`); default: the last\n"
 	"                      preconditioning phase with samples (with --point: the\n"
@@ -515,10 +534,11 @@ const struct cli_cmd cli_cmd_latency = {
 	"  --dir D,...         read, write or all (default all: reads and writes)\n" FORMAT_HELP
 	"  Percentiles are nearest ranks of the merged histograms (within 1/128 of\n"
 	"  the true value); ios, min, mean and max are exact.  Latencies in us.\n"
-	"  JSON/CSV columns: run phase point first_round last_round samples start end\n"
-	"  dir ios lat_min_us lat_mean_us lat_max_us and p<P>_us per percentile\n"
-	"  (p50_us, p99.99_us).\n"
-	"  Exit status: 0 printed; 1 --window of a phase not steady; 2 bad option or\n"
-	"  no histograms stored; 3 no such run, phase, point or samples.\n",
+	"  JSON/CSV columns: run host uuid phase point first_round last_round\n"
+	"  samples start end dir ios lat_min_us lat_mean_us lat_max_us and\n"
+	"  p<P>_us per percentile (p50_us, p99.99_us).\n"
+	"  Exit status: 0 printed; 1 --window of a phase not steady; 2 bad option,\n"
+	"  no histograms stored, or --dir read (write) of a phase without reads\n"
+	"  (writes); 3 no such run, phase, point or samples.\n",
 	cmd_latency,
 	CLI_FMT_ALL};

@@ -30,6 +30,8 @@
 
 #include "cli.h"
 #include "parse.h"
+#include "points.h"
+#include "report.h"
 #include "verdict.h"
 
 #define PLOT_WIDTH_MIN 20
@@ -983,16 +985,20 @@ out:
 static int plot_sweep(struct cli_phase *ph, struct plot_chart *ch, int xm, int ym)
 {
 	struct sweep_data d = {.xm = xm == PLOT_X_DEFAULT ? SWEEP_X_QD : xm};
+	struct rep_workload wl;
 	char t_run[192], t_phase[192], t_metric[160], c1[128], c2[16], c3[64];
 	const char *parts[3], *xunit;
 	bool one_qd = true, one_threads = true;
 	int r;
 
-	/* against the load, throughput; against a metric (demand intensity),
-	 * latency */
-	d.ym = ym >= 0			 ? (enum sample_metric)ym
-	       : SWEEP_CATEGORICAL(d.xm) ? SAMPLE_METRIC_IOPS
-					 : SAMPLE_METRIC_LAT;
+	/* against the load, throughput (MB/s when every transfer is large, as
+	 * the report draws it: rep_workload()); against a metric (demand
+	 * intensity), latency */
+	rep_workload(ph->p, &wl);
+	d.ym = ym >= 0			  ? (enum sample_metric)ym
+	       : !SWEEP_CATEGORICAL(d.xm) ? SAMPLE_METRIC_LAT
+	       : wl.large		  ? SAMPLE_METRIC_BW
+					  : SAMPLE_METRIC_IOPS;
 	r = store_points_foreach(ph->s, ph->p->id, 0, sweep_collect, &d);
 	if (r == -EBADMSG && d.bad_seq) {
 		r = cli_error(CLI_USAGE, "run %lld phase %d load point %d: %s is not a number >= 0",
@@ -1137,6 +1143,18 @@ int cmd_plot(struct cli *cli, int argc, char **argv)
 		return r;
 	s = ph.s;
 	p = ph.p;
+	/* a read. (write.) metric of a phase that never read (wrote) would
+	 * draw zeros as if measured */
+	{
+		int asked[2], nasked = 0;
+
+		if (ym >= 0)
+			asked[nasked++] = ym;
+		if (xm >= 0)
+			asked[nasked++] = xm;
+		if ((r = points_need_metric_io(&ph, asked, (size_t)nasked)))
+			goto out;
+	}
 	/* a sweep is drawn against its load unless --x time asks for its
 	 * samples over time; anything else only over time */
 	if (!strcmp(p->kind, "sweep") && xm != PLOT_X_TIME) {
@@ -1226,12 +1244,13 @@ out:
 
 const struct cli_cmd cli_cmd_plot = {
 	"plot",
-	"RUN [--phase N] [--metric M] [--x qd|threads|time|M] [--width N] [--height N]\n"
-	"       [--ascii]",
+	"RUN [--phase N] [--metric M] [--x qd|threads|time|M]\n"
+	"       [--width N] [--height N] [--ascii]",
 	"a phase's curve in the terminal; a sweep's points against load",
 	"  --phase N           phase number (see `plateau show`); default: the last\n"
 	"                      preconditioning phase with samples\n"
-	"  --metric M          the y axis: iops (default), bw, lat, p99.9, read.p99,\n"
+	"  --metric M          the y axis: iops (default; bw for a sweep whose every\n"
+	"                      transfer is 64 KiB or more), lat, p99.9, read.p99,\n"
 	"                      write.lat-max, ... (any metric: plateau(1), METRICS)\n"
 	"  --x X               a sweep's x axis: qd (default: one line per thread\n"
 	"                      count against queue depth), threads (a line per queue\n"
@@ -1241,7 +1260,8 @@ const struct cli_cmd cli_cmd_plot = {
 	"  --width N           characters (default: the terminal's, $COLUMNS, or 80)\n"
 	"  --height N          rows of the plot area (default 16)\n"
 	"  --ascii             plain characters instead of Unicode braille\n"
-	"  Exit status: 0 drawn; 2 bad option; 3 no such run or phase, or no samples\n"
-	"  (a sweep: no load point measured).\n",
+	"  Exit status: 0 drawn; 2 bad option, or a read. (write.) metric of a phase\n"
+	"  without reads (writes); 3 no such run or phase, or no samples (a sweep:\n"
+	"  no load point measured).\n",
 	cmd_plot,
 	CLI_FMT_NONE};

@@ -62,7 +62,88 @@ fail:
 	return r;
 }
 
+struct points_io {
+	uint64_t ios[2];
+	size_t rows;
+};
+
+static int points_io_sample(void *ctx, const struct sample *smp)
+{
+	struct points_io *c = ctx;
+
+	c->ios[SAMPLE_READ] += smp->st[SAMPLE_READ].ios;
+	c->ios[SAMPLE_WRITE] += smp->st[SAMPLE_WRITE].ios;
+	c->rows++;
+	return 0;
+}
+
+static int points_io_point(void *ctx, const struct store_point *pt)
+{
+	return points_io_sample(ctx, &pt->smp);
+}
+
+int points_need_io(const struct cli_phase *ph, const char *const what[2])
+{
+	static const char *const names[2] = {"read", "write"};
+	struct points_io c = {{0, 0}, 0};
+	int r;
+
+	if (!what[SAMPLE_READ] && !what[SAMPLE_WRITE])
+		return CLI_OK;
+	r = store_samples_foreach(ph->s, ph->p->id, 1, STORE_WITH_ABORTED, points_io_sample, &c);
+	if (!r && !strcmp(ph->p->kind, "sweep"))
+		r = store_points_foreach(ph->s, ph->p->id, 0, points_io_point, &c);
+	if (r)
+		return cli_error(CLI_USAGE, "%s",
+				 r == -ENOMEM ? "out of memory" : store_errmsg(ph->s));
+	if (!c.rows)
+		return CLI_OK;
+	for (int d = 0; d < 2; d++)
+		if (what[d] && !c.ios[d])
+			return cli_error(CLI_USAGE,
+					 "run %lld phase %d (%s%s%s) has no %s I/O in any of its "
+					 "%zu %s: %s has no data",
+					 (long long)ph->run.id, ph->p->seq, ph->p->kind,
+					 *ph->p->name ? " " : "", ph->p->name, names[d], c.rows,
+					 !strcmp(ph->p->kind, "sweep") ? "samples and points"
+								       : "samples",
+					 what[d]);
+	return CLI_OK;
+}
+
+int points_need_metric_io(const struct cli_phase *ph, const int *metrics, size_t n)
+{
+	char name[2][64];
+	const char *w[2] = {NULL, NULL};
+
+	for (size_t k = 0; k < n; k++) {
+		enum sample_metric m = (enum sample_metric)metrics[k];
+		enum sample_dir d = sample_metric_dir(m);
+
+		if (d == SAMPLE_ALL || w[d])
+			continue;
+		snprintf(name[d], sizeof(name[d]), "metric %s", sample_metric_name(m));
+		w[d] = name[d];
+	}
+	return points_need_io(ph, w);
+}
+
+char *points_run_ref(struct cli *cli, const struct store_run *run, char *buf, size_t len)
+{
+	size_t ndb = 1;
+
+	/* cli_db_count() succeeded for cli_find_run() already */
+	if (cli_db_count(cli, &ndb) || ndb <= 1 || !*run->host)
+		snprintf(buf, len, "%lld", (long long)run->id);
+	else
+		snprintf(buf, len, "%s:%lld", run->host, (long long)run->id);
+	return buf;
+}
+
 enum {
+	PC_RUN, /* run, host, uuid: JSON and CSV only */
+	PC_HOST,
+	PC_UUID,
 	PC_POINT,
 	PC_THREADS,
 	PC_IODEPTH,
@@ -78,6 +159,9 @@ enum {
 };
 
 static const struct out_col points_cols[PC_N] = {
+	[PC_RUN] = {"run", "RUN", 0, 0},
+	[PC_HOST] = {"host", "HOST", 0, 1},
+	[PC_UUID] = {"uuid", "UUID", 0, 1},
 	[PC_POINT] = {"point", "POINT", 0, 0},
 	[PC_THREADS] = {"threads", "THREADS", 0, 0},
 	[PC_IODEPTH] = {"iodepth", "QD", 0, 0},
@@ -109,6 +193,7 @@ static const int points_lat_metrics[3][3] = {
 struct points_ctx {
 	struct out *o;
 	enum cli_format fmt;
+	const struct store_run *run;
 	size_t n;
 };
 
@@ -117,6 +202,12 @@ static int points_row(void *ctx, const struct store_point *pt)
 	struct points_ctx *c = ctx;
 	const struct sample *s = &pt->smp;
 
+	if (c->fmt != CLI_TABLE) {
+		/* whose run, when several databases are read */
+		out_i64(c->o, c->run->id);
+		out_str(c->o, *c->run->host ? c->run->host : NULL);
+		out_str(c->o, *c->run->uuid ? c->run->uuid : NULL);
+	}
 	out_i64(c->o, pt->seq);
 	out_i64(c->o, pt->threads);
 	out_i64(c->o, pt->iodepth);
@@ -178,7 +269,21 @@ static int cmd_points(struct cli *cli, int argc, char **argv)
 		return r;
 	if ((r = points_open(cli, run_id, (int)phase_seq, &ph)))
 		return r;
-	c.o = out_new(cli->format, stdout, points_cols, PC_N);
+	c.run = &ph.run;
+	if (cli->format == CLI_TABLE) {
+		size_t ndb = 1;
+
+		/* which run of which host, when several databases are read */
+		if (!cli_db_count(cli, &ndb) && ndb > 1) {
+			char ref[160];
+
+			printf("run %s phase %d sweep\n",
+			       points_run_ref(cli, &ph.run, ref, sizeof(ref)), ph.p->seq);
+		}
+		c.o = out_new(cli->format, stdout, points_cols + PC_POINT, PC_N - PC_POINT);
+	} else {
+		c.o = out_new(cli->format, stdout, points_cols, PC_N);
+	}
 	if (!c.o) {
 		r = cli_error(CLI_USAGE, "out of memory");
 		goto out;
@@ -206,7 +311,8 @@ const struct cli_cmd cli_cmd_points = {
 	"a sweep's load points: threads, QD, IOPS, MB/s and latency",
 	"  --phase N           the sweep phase (see `plateau show`); default: the\n"
 	"                      run's last sweep phase\n" FORMAT_HELP
-	"  Columns (JSON keys, CSV header): point threads iodepth iops bw_mbps\n"
+	"  Columns (JSON keys, CSV header): run host uuid (whose run), point\n"
+	"  threads iodepth iops bw_mbps\n"
 	"  read_iops write_iops, lat_mean_us lat_p99_us lat_p9999_us and the same\n"
 	"  with read_ and write_ (null for a direction without I/O), errors,\n"
 	"  start end (ISO 8601 UTC).  The figures are the points' measurements\n"

@@ -207,7 +207,7 @@ stored=$(sql "SELECT r_ios, w_ios, a_ios, r_lat_p50_ns, r_lat_p90_ns, r_lat_p99_
 read -r rios wios aios _ <<<"$stored"
 ok "$([ "$rios" -gt 0 ] && [ "$wios" -gt 0 ] && echo 0 || echo 1)" "round $R is mixed ($rios reads, $wios writes)"
 got=$(pctl latency "$run" --phase 1 --rounds "$R" --dir read,write,all --csv | tail -n +2 |
-	awk -F, '{ printf "%s ", $10 }')
+	awk -F, '{ printf "%s ", $12 }')
 is "$got" "$rios $wios $aios " "latency --rounds $R: ios of reads, writes, all are the round's"
 to_us() { awk '{ for (i = 1; i <= NF; i++) printf "%s%.3f", (i > 1 ? " " : ""), $i / 1000; print "" }'; }
 got=$(pctl latency "$run" --phase 1 --rounds "$R" --dir read,write,all |
@@ -227,7 +227,7 @@ is "$(field sweeprounds first_round) $(field sweeprounds last_round) $(field swe
 
 # --- CSV: the same numbers; the table ---
 pctl latency "$run" --phase 1 --rounds 2-5 --csv --percentiles 50,99.99 >"$W/l.csv"
-is "$(head -n 1 "$W/l.csv")" "run,phase,point,first_round,last_round,samples,start,end,dir,ios,lat_min_us,lat_mean_us,lat_max_us,p50_us,p99.99_us" \
+is "$(head -n 1 "$W/l.csv")" "run,host,uuid,phase,point,first_round,last_round,samples,start,end,dir,ios,lat_min_us,lat_mean_us,lat_max_us,p50_us,p99.99_us" \
 	"latency --csv: the header"
 r=$(python3 -c '
 import csv, json, sys
@@ -268,5 +268,67 @@ fail 3 "no run 99" 99
 out=$("$PLATEAU" --db "$W/fixture.db" latency 1 2>&1)
 is "$?" 2 "latency of samples without histograms: exit 2"
 has "$out" "no stored histogram" "latency of samples without histograms: says so"
+
+# --- a direction the phase never did: an error, not zeros ---
+# a write-only precondition (plateau run, in the foreground)
+"$PLATEAU" --db "$W/wonly.db" run --yes --quiet --target "$f" --profile 4k-randwrite \
+	--threads 1 --iodepth 2 --interval 200ms --duration 1200ms >"$W/wonly.out" 2>&1
+ok $? "a write-only run (plateau run)" || diag "$(cat "$W/wonly.out")"
+wsql() { sqlite3 -batch -cmd '.timeout 5000' "$W/wonly.db" "$@"; }
+is "$(wsql "SELECT sum(r_ios) = 0 AND sum(w_ios) > 0 FROM samples;")" 1 "the write-only run wrote and never read"
+wfail() {
+	local rc=$1 needle=$2 out
+	shift 2
+	out=$("$PLATEAU" --db "$W/wonly.db" "$@" 2>&1)
+	is "$?" "$rc" "write-only phase: $*: exit $rc"
+	has "$out" "$needle" "write-only phase: $*: says '$needle'"
+}
+wfail 2 "run 1 phase 1 (precondition 4k-randwrite) has no read I/O in any of its" \
+	steady 1 --metric read.p99.9
+wfail 2 "metric read.p99.9 has no data" steady 1 --metric iops,read.p99.9
+wfail 2 "has no read I/O" plot 1 --metric read.p99.9 --width 80
+wfail 2 "--dir read has no data" latency 1 --dir read
+wfail 2 "has no read I/O" latency 1 --dir write,read
+out=$("$PLATEAU" --db "$W/wonly.db" steady 1 --metric write.p99.9 2>&1)
+rc=$?
+ok "$([ "$rc" = 0 ] || [ "$rc" = 1 ] && echo 0 || echo 1)" "steady --metric write.p99.9 of the writes: judged (exit $rc)"
+like "$out" "metric +write\\.p99\\.9 \\(us\\), criterion" "steady --metric write.p99.9: a verdict on write.p99.9"
+out=$("$PLATEAU" --db "$W/wonly.db" plot 1 --metric write.p99.9 --width 80 2>&1)
+is "$?" 0 "plot --metric write.p99.9 of the writes: exit 0"
+has "$out" "write.p99.9 (us)" "plot --metric write.p99.9: the metric in the title"
+out=$("$PLATEAU" --db "$W/wonly.db" latency 1 --dir write --csv 2>&1)
+is "$?" 0 "latency --dir write of the writes: exit 0"
+
+# --- histograms needed only for the directions asked for ---
+cp "$DB" "$W/nohist.db"
+sqlite3 -bail "$W/nohist.db" "UPDATE samples SET w_hist = NULL WHERE phase_id = $P1 AND seq = $R;" ||
+	bail_out "nohist.db"
+hfail() {
+	local rc=$1 needle=$2 out
+	shift 2
+	out=$("$PLATEAU" --db "$W/nohist.db" latency "$run" "$@" 2>&1)
+	is "$?" "$rc" "sample $R without its write histogram: latency $*: exit $rc"
+	[ -z "$needle" ] || has "$out" "$needle" "sample $R without its write histogram: latency $*: says '$needle'"
+	LAST=$out
+}
+hfail 0 "" --phase 1 --dir read --json
+is "$LAST" "$(pctl latency "$run" --phase 1 --dir read --json)" \
+	"latency --dir read: the same reads as with every histogram"
+hfail 2 "sample $R has write I/Os but no stored histogram" --phase 1 --dir write
+hfail 2 "sample $R has write I/Os but no stored histogram" --phase 1 --dir all
+hfail 2 "sample $R has write I/Os but no stored histogram" --phase 1
+
+# --- whose run: host and uuid; HOST:N when several databases are read ---
+read -r host uuid <<<"$(sql "SELECT host || ' ' || uuid FROM runs WHERE id = $run;")"
+ok "$([ -n "$host" ] && [ ${#uuid} -ge 32 ] && echo 0 || echo 1)" "the run has a host ($host) and a uuid ($uuid)"
+is "$(field one host) $(field one uuid)" "\"$host\" \"$uuid\"" "latency --json: host and uuid of the run"
+is "$(pctl latency "$run" --phase 1 --rounds 2-5 --csv --dir all | cut -d, -f1-3)" \
+	$'run,host,uuid\n'"$run,$host,$uuid" "latency --csv: run, host and uuid columns"
+out=$("$PLATEAU" --db "$DB" --db "$W/wonly.db" latency "$uuid" --phase 1 --rounds 2-5 2>&1)
+is "$?" 0 "latency over two databases: exit 0"
+like "$(head -n 1 <<<"$out")" "^run $host:$run phase 1 precondition, samples 2-5" \
+	"latency over two databases: the table names the run HOST:N"
+out=$("$PLATEAU" --db "$DB" --db "$W/wonly.db" latency "$uuid" --phase 1 --rounds 2-5 --json 2>&1)
+has "$out" "\"host\":\"$host\",\"uuid\":\"$uuid\"" "latency --json over two databases: host and uuid"
 
 done_testing

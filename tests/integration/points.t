@@ -42,7 +42,36 @@ like "$out" '^run [0-9]+ started$' "the sweep run starts" || bail_out "$out"
 run=${out//[^0-9]/}
 out=$(timeout 90 "$PLATEAU" --db "$DB" wait "$run" --timeout 60s 2>&1)
 is "$out" "run $run done" "the sweep run ends done" || bail_out "$(tail -n 20 "$LOG")"
+# a short sweep of large sequential transfers: drawn in MB/s, as the report
+# draws it (every transfer at least 64 KiB)
+cat >"$W/seq.plan" <<EOF
+[run]
+device = $f
+serial = $serial
+name = points-seq
+interval = 200ms
+
+[sweep]
+profile = 128k-seqread
+points = 1x1 1x2
+time = 300ms
+ramp = 100ms
+EOF
+out=$(pctl start "$W/seq.plan" 2>&1)
+like "$out" '^run [0-9]+ started$' "the 128k sequential sweep starts" || bail_out "$out"
+seqrun=${out//[^0-9]/}
+out=$(timeout 90 "$PLATEAU" --db "$DB" wait "$seqrun" --timeout 60s 2>&1)
+is "$out" "run $seqrun done" "the 128k sequential sweep ends done" || bail_out "$(tail -n 20 "$LOG")"
 daemon_term
+
+out=$(pctl plot "$seqrun" --width 80 2>&1)
+is "$?" 0 "plot of the 128k sequential sweep: exit 0"
+has "$out" "bw (MB/s) against queue depth, 2 load points" \
+	"plot of a 128k sequential sweep: MB/s by default, as the report"
+has "$(pctl plot "$seqrun" --width 80 --metric iops 2>&1)" "iops (IOPS) against queue depth" \
+	"plot --metric iops of the 128k sweep: IOPS when asked"
+has "$(pctl plot "$run" --phase 2 --width 80 2>&1)" "iops (IOPS) against queue depth, 4 load points" \
+	"plot of the 4k random sweep: IOPS by default"
 
 pid=$(phase_id "$run" 2)
 # the database's points: seq threads iodepth ios bytes errors, per direction
@@ -71,7 +100,8 @@ sql -json "SELECT seq, threads, iodepth, start_ns, end_ns, errors, r_ios, w_ios,
 	a_lat_mean_ns, a_lat_p99_ns, a_lat_p9999_ns, r_lat_mean_ns, r_lat_p99_ns, r_lat_p9999_ns,
 	w_lat_mean_ns, w_lat_p99_ns, w_lat_p9999_ns FROM points WHERE phase_id = $pid ORDER BY seq;" \
 	>"$W/db.json"
-check=$(python3 - "$W/p.json" "$W/p.csv" "$W/db.json" <<'EOF'
+read -r host uuid <<<"$(sql "SELECT host || ' ' || uuid FROM runs WHERE id = $run;")"
+check=$(python3 - "$W/p.json" "$W/p.csv" "$W/db.json" "$run" "$host" "$uuid" <<'EOF'
 import csv, json, sys
 from datetime import datetime, timezone
 got = json.load(open(sys.argv[1]))
@@ -87,6 +117,7 @@ def iso(ns):
 for g, c, d in zip(got, rows, db):
     secs = (d["end_ns"] - d["start_ns"]) / 1e9
     want = {
+        "run": int(sys.argv[4]), "host": sys.argv[5], "uuid": sys.argv[6],
         "point": d["seq"], "threads": d["threads"], "iodepth": d["iodepth"],
         "iops": d["a_ios"] / secs, "bw_mbps": d["a_bytes"] / secs / 1e6,
         "read_iops": d["r_ios"] / secs, "write_iops": d["w_ios"] / secs,
@@ -119,9 +150,17 @@ if not written:
 print("\n".join(bad) if bad else "ok")
 EOF
 )
-is "$check" "ok" "points --json and --csv: every figure is the points table's, exactly (IOPS and MB/s over each point's time, latency ns/1000, null for no reads)"
-is "$(head -n 1 "$W/p.csv")" "point,threads,iodepth,iops,bw_mbps,read_iops,write_iops,lat_mean_us,lat_p99_us,lat_p9999_us,read_lat_mean_us,read_lat_p99_us,read_lat_p9999_us,write_lat_mean_us,write_lat_p99_us,write_lat_p9999_us,errors,start,end" \
+is "$check" "ok" "points --json and --csv: whose run (run, host, uuid) and every figure of the points table, exactly (IOPS and MB/s over each point's time, latency ns/1000, null for no reads)"
+ok "$([ -n "$host" ] && [ ${#uuid} -ge 32 ] && echo 0 || echo 1)" "the run has a host ($host) and a uuid ($uuid)"
+is "$(head -n 1 "$W/p.csv")" "run,host,uuid,point,threads,iodepth,iops,bw_mbps,read_iops,write_iops,lat_mean_us,lat_p99_us,lat_p9999_us,read_lat_mean_us,read_lat_p99_us,read_lat_p9999_us,write_lat_mean_us,write_lat_p99_us,write_lat_p9999_us,errors,start,end" \
 	"points --csv: the stable, unit-suffixed header"
+
+# over several databases the table names the run HOST:N
+"$HELPERS/mkdb" "$W/other.db" || bail_out "other.db"
+out=$("$PLATEAU" --db "$DB" --db "$W/other.db" points "$uuid" 2>&1)
+is "$?" 0 "points over two databases: exit 0"
+is "$(head -n 1 <<<"$out")" "run $host:$run phase 2 sweep" "points over two databases: the run as HOST:N first"
+like "$(sed -n 2p <<<"$out")" '^POINT +THREADS +QD' "points over two databases: then the header"
 
 # --- not a sweep, no sweep, bad input ---
 out=$(pctl points "$run" --phase 1 2>&1)

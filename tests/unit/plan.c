@@ -715,6 +715,34 @@ static void test_errors(void)
 	fails(PRE "metrics = iops,iops\n",
 	      "job.plan:6: [precondition] metrics: expected each metric once, not 'iops,iops'",
 	      "a metric twice");
+	/* a metric of a direction the phase never does: judged on zeros */
+	fails(PRE "metrics = iops,read.p99.9\n",
+	      "job.plan:6: [precondition] metrics: read.p99.9 measures reads, but the phase runs "
+	      "100 % writes (4k-randwrite): it would judge no data",
+	      "read.* metrics on a write-only workload");
+	fails(RUN "[precondition]\nprofile = 4k-randread\nmetric = write.lat\nwrite_variant = no\n",
+	      "job.plan:6: [precondition] metrics: write.lat measures writes, but the phase runs "
+	      "100 % reads (4k-randread): it would judge no data",
+	      "write.* metrics on a read workload run as itself");
+	fails(RUN "[precondition]\nprofile = 4k-randread\nmetrics = read.iops\n",
+	      "job.plan:6: [precondition] metrics: read.iops measures reads, but the phase runs "
+	      "100 % writes (4k-randread, preconditioned as its write variant): it would judge "
+	      "no data",
+	      "read.* metrics on a read workload preconditioned as its write variant");
+	{
+		struct plan p;
+
+		ok(!parse(RUN "[precondition]\nprofile = 4k-randread\nmetrics = write.p99\n",
+			  "job.plan", &p) &&
+			   p.phases[0].metrics[0] == SAMPLE_METRIC_WRITE_P99,
+		   "write.* metrics on a read workload run as its write variant: accepted");
+		plan_free(&p);
+		ok(!parse(RUN "[precondition]\nprofile = 8k-7030\nmetrics = read.p99,write.p99\n",
+			  "job.plan", &p) &&
+			   p.phases[0].nmetrics == 2,
+		   "read. and write. metrics on a mix: accepted");
+		plan_free(&p);
+	}
 	fails(PRE "after_steady = never\n",
 	      "job.plan:6: [precondition] after_steady: expected stop or continue, not 'never'",
 	      "bad after_steady");
