@@ -460,11 +460,12 @@ static int cmd_latency(struct cli *cli, int argc, char **argv)
 		goto out_free;
 	if (c->span == LAT_WINDOW && (r = lat_window(&ph, c)))
 		goto out;
-	{
+	if (dirs[SAMPLE_READ] + dirs[SAMPLE_WRITE] + dirs[SAMPLE_ALL] == 1 && !dirs[SAMPLE_ALL]) {
 		const char *what[2] = {dirs[SAMPLE_READ] ? "--dir read" : NULL,
 				       dirs[SAMPLE_WRITE] ? "--dir write" : NULL};
 
-		/* --dir read of a phase that never read: no data, not "0 I/Os" */
+		/* --dir read alone of a phase that never read: nothing to show
+		 * (in a list, its row says 0 I/Os and no latency) */
 		if ((r = points_need_io(&ph, what)))
 			goto out;
 	}
@@ -538,7 +539,7 @@ const struct cli_cmd cli_cmd_latency = {
 	"  samples start end dir ios lat_min_us lat_mean_us lat_max_us and\n"
 	"  p<P>_us per percentile (p50_us, p99.99_us).\n"
 	"  Exit status: 0 printed; 1 --window of a phase not steady; 2 bad option,\n"
-	"  no histograms stored, or --dir read (write) of a phase without reads\n"
-	"  (writes); 3 no such run, phase, point or samples.\n",
+	"  no histograms stored, or --dir read (write) alone of a phase without\n"
+	"  reads (writes); 3 no such run, phase, point or samples.\n",
 	cmd_latency,
 	CLI_FMT_ALL};
