@@ -144,39 +144,62 @@ static size_t cli_help_options(const struct cli_cmd *c, char *buf, size_t len, c
 	return n;
 }
 
-int cli_bad_option(const char *cmd, char **argv)
+int cli_bad_arg(const char *cmd, const char *arg)
 {
-	const char *opt = optind > 0 ? argv[optind - 1] : "?";
 	const struct cli_cmd *c = cli_find(cmd);
 	const char *opts[CLI_MAX_OPTS], *hint = NULL;
 	char buf[2048], word[128];
 	size_t n = 0;
 
-	if (optopt && strncmp(opt, "--", 2))
-		return cli_error(CLI_USAGE,
-				 "%s: unknown option or missing value: '-%c' (plateau help %s)",
-				 cmd, optopt, cmd);
-	if (c && !strncmp(opt, "--", 2)) {
-		snprintf(word, sizeof(word), "%.*s", (int)strcspn(opt, "="), opt);
+	if (c && !strncmp(arg, "--", 2)) {
+		snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg, "="), arg);
 		n = cli_help_options(c, buf, sizeof(buf), opts);
-		/* the global options stand anywhere: a mistyped one lands here */
+		/* the global options stand anywhere: a mistyped one lands here;
+		 * --json/--csv only where the command takes them */
 		for (size_t i = 0;
 		     i < sizeof(cli_global_opts) / sizeof(cli_global_opts[0]) && n < CLI_MAX_OPTS;
-		     i++)
-			opts[n++] = cli_global_opts[i];
+		     i++) {
+			const char *g = cli_global_opts[i];
+
+			if ((!strcmp(g, "--json") && c->formats == CLI_FMT_NONE) ||
+			    (!strcmp(g, "--csv") && c->formats != CLI_FMT_ALL))
+				continue;
+			opts[n++] = g;
+		}
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(opts[i], word))
 				return cli_error(CLI_USAGE,
 						 "%s: %s needs a value (plateau help %s)", cmd,
 						 word, cmd);
+		/* an option of the help text the command refuses ("takes no
+		 * --json") is no suggestion either */
+		for (size_t i = 0; i < n;)
+			if ((!strcmp(opts[i], "--json") && c->formats == CLI_FMT_NONE) ||
+			    (!strcmp(opts[i], "--csv") && c->formats != CLI_FMT_ALL))
+				opts[i] = opts[--n];
+			else
+				i++;
 		hint = cli_suggest(word, opts, n);
 	}
 	if (hint)
 		return cli_error(CLI_USAGE,
 				 "%s: unknown option '%s': did you mean %s? (plateau help %s)", cmd,
-				 opt, hint, cmd);
+				 arg, hint, cmd);
 	return cli_error(CLI_USAGE, "%s: unknown option or missing value: '%s' (plateau help %s)",
-			 cmd, opt, cmd);
+			 cmd, arg, cmd);
+}
+
+int cli_bad_option(const char *cmd, char **argv)
+{
+	const char *opt = optind > 0 && argv[optind - 1] ? argv[optind - 1] : "?";
+
+	/* a short option: getopt names it in optopt ('-o' without its value,
+	 * or the one unknown letter of "-xo") */
+	if (optopt && optopt != '?' && strncmp(opt, "--", 2))
+		return cli_error(CLI_USAGE,
+				 "%s: unknown option or missing value: '-%c' (plateau help %s)",
+				 cmd, optopt, cmd);
+	return cli_bad_arg(cmd, opt);
 }
 
 #define CLI_REPLY_MAX (4 * 1024 * 1024)
@@ -479,17 +502,48 @@ int cli_store(struct cli *cli, struct store **ret)
 	return CLI_OK;
 }
 
+/* is the file beside database @d named @suffix the one of @st? */
+static bool cli_db_sidecar_is(const struct cli_db *d, const char *suffix, const struct stat *st)
+{
+	char path[4200];
+	struct stat sst;
+	bool same;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s%s", d->path, suffix) >= (int)sizeof(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	same = !fstat(fd, &sst) && sst.st_dev == st->st_dev && sst.st_ino == st->st_ino;
+	close(fd);
+	return same;
+}
+
 bool cli_db_holds(struct cli *cli, int fd)
 {
+	static const char *const sidecars[] = {"-wal", "-shm", "-journal"};
 	struct stat st;
 
 	if (cli_dbs_load(cli) || fstat(fd, &st))
 		return false;
-	for (size_t i = 0; i < cli->ndb; i++)
-		if (cli->dbs[i].fd >= 0 && cli->dbs[i].dev == st.st_dev &&
-		    cli->dbs[i].ino == st.st_ino)
+	for (size_t i = 0; i < cli->ndb; i++) {
+		const struct cli_db *d = &cli->dbs[i];
+
+		if (d->fd >= 0 && d->dev == st.st_dev && d->ino == st.st_ino)
 			return true;
+		/* SQLite finds these by name beside the database: so do we,
+		 * and compare what is there now with the file given */
+		for (size_t k = 0; k < sizeof(sidecars) / sizeof(sidecars[0]); k++)
+			if (cli_db_sidecar_is(d, sidecars[k], &st))
+				return true;
+	}
 	return false;
+}
+
+const char *cli_db_path_at(const struct cli *cli, size_t i)
+{
+	return i < cli->ndb ? cli->dbs[i].path : NULL;
 }
 
 void cli_close(struct cli *cli)
@@ -551,6 +605,13 @@ static int cli_cand_try(struct cli *cli, size_t db, int64_t id, const char *host
 	if (r)
 		return cli_error(CLI_USAGE, "%s", store_errmsg(s));
 	if (!host || !strcmp(run.host, host)) {
+		/* the same uuid again, in a later database: a copy of a run
+		 * already found (export, import), not another run */
+		for (size_t i = 0; run.uuid[0] && i < cs->n && i < CLI_MAX_CANDS; i++)
+			if (!strcmp(cs->c[i].uuid, run.uuid)) {
+				store_run_clear(&run);
+				return CLI_OK;
+			}
 		if (cs->n < CLI_MAX_CANDS) {
 			struct cli_cand *c = &cs->c[cs->n];
 

@@ -81,6 +81,9 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage(const char *cmd);
 /* after getopt_long returned '?' (opterr is 0): names the option; CLI_USAGE */
 int cli_bad_option(const char *cmd, char **argv);
+/* @arg, as given, is no option of @cmd: names it, with a did-you-mean among
+ * the command's options and the global ones it takes; CLI_USAGE */
+int cli_bad_arg(const char *cmd, const char *arg);
 const struct cli_cmd *cli_find(const char *name);
 
 /*
@@ -99,9 +102,12 @@ int cli_store(struct cli *cli, struct store **ret);
 int cli_db_count(struct cli *cli, size_t *n);
 /* The @i-th of them, opened read-only (once); prints and returns the exit code */
 int cli_store_at(struct cli *cli, size_t i, struct store **ret);
-/* Is the file open as @fd one of the command's databases (by device and
- * inode; the reading commands hold a descriptor of each)? */
+/* Is the file open as @fd one of the command's databases, or its -wal,
+ * -shm or -journal (by device and inode; the reading commands hold a
+ * descriptor of each database)? */
 bool cli_db_holds(struct cli *cli, int fd);
+/* The path of the @i-th database (as given, or DIR/NAME.db) */
+const char *cli_db_path_at(const struct cli *cli, size_t i);
 /* Close every database (at exit) */
 void cli_close(struct cli *cli);
 /* Parse "RUN" as a run number of plateaud's database (stop, status);
@@ -111,7 +117,9 @@ int cli_parse_run(const char *arg, int64_t *run_id);
  * Find the stored run "RUN" names, for the commands that read databases:
  * a run number (when exactly one database has it), HOST:N (run N of the
  * database whose run N was made on HOST), or a UUID or a prefix of at
- * least 8 of its hex digits.  Sets *run_id to its id in the database that
+ * least 8 of its hex digits.  A uuid held in several databases (an
+ * exported run imported elsewhere) is one run: the copy in the first
+ * database, in --db order, is taken.  Sets *run_id to its id in the database that
  * holds it, and makes that database the one cli_store() returns.  Prints
  * and returns the exit code (2 malformed or ambiguous, listing the
  * candidates as HOST:N and UUID; 3 not found).

@@ -179,7 +179,7 @@ int cmd_drives(struct cli *cli, int argc, char **argv)
 
 	for (int i = 1; i < argc; i++)
 		if (argv[i][0] == '-')
-			return cli_bad_option("drives", argv);
+			return cli_bad_arg("drives", argv[i]);
 
 	if (cli->format == CLI_TABLE) {
 		for (size_t t = 0; t < sizeof(table_cols) / sizeof(table_cols[0]); t++)

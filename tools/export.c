@@ -243,6 +243,101 @@ static int import_collect(void *ctx, const struct store_run *r)
 	return 0;
 }
 
+/*
+ * The database import writes to, and whether this process made it: a
+ * refused import into a database that was not there leaves nothing behind.
+ * Everything is decided through the directory's descriptor, by device and
+ * inode: a file that was there before (the database, or a stray -wal) is
+ * never removed.
+ */
+#define IMPORT_NSIDE 3
+static const char *const import_sides[IMPORT_NSIDE] = {"-wal", "-shm", "-journal"};
+
+struct import_new {
+	int dfd; /* the database's directory; -1: the database was there (or not ours) */
+	char base[4096];
+	dev_t dev; /* of the database this process created */
+	ino_t ino;
+	bool side_was[IMPORT_NSIDE]; /* a -wal, -shm, -journal there before */
+	dev_t side_dev[IMPORT_NSIDE];
+	ino_t side_ino[IMPORT_NSIDE];
+};
+
+static void import_name(char *buf, size_t len, const char *base, const char *suffix)
+{
+	snprintf(buf, len, "%s%s", base, suffix);
+}
+
+/* Create @path when it is not there (empty: store_open() makes the schema)
+ * and remember it; a database already there is left to store_open(). */
+static void import_create(const char *path, struct import_new *nw)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096], name[4200];
+	struct stat st;
+	int fd;
+
+	nw->dfd = -1;
+	if (slash && !slash[1])
+		return;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path + (slash == path)) : 1,
+		 slash ? path : ".");
+	if (snprintf(nw->base, sizeof(nw->base), "%s", slash ? slash + 1 : path) >=
+	    (int)sizeof(nw->base))
+		return;
+	nw->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (nw->dfd < 0)
+		return;
+	for (size_t i = 0; i < IMPORT_NSIDE; i++) {
+		import_name(name, sizeof(name), nw->base, import_sides[i]);
+		nw->side_was[i] = !fstatat(nw->dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+		nw->side_dev[i] = nw->side_was[i] ? st.st_dev : 0;
+		nw->side_ino[i] = nw->side_was[i] ? st.st_ino : 0;
+	}
+	/* O_EXCL: made here, or there before and never ours to remove */
+	fd = openat(nw->dfd, nw->base, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		close(nw->dfd);
+		nw->dfd = -1;
+		return;
+	}
+	nw->dev = st.st_dev;
+	nw->ino = st.st_ino;
+	close(fd);
+}
+
+/* unlink @name in @nw's directory when it is the file (@dev, @ino) */
+static void import_unlink_if(const struct import_new *nw, const char *name, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	if (!fstatat(nw->dfd, name, &st, AT_SYMLINK_NOFOLLOW) && st.st_dev == dev &&
+	    st.st_ino == ino)
+		(void)unlinkat(nw->dfd, name, 0);
+}
+
+/* Nothing imported: remove the database this process created and the
+ * -wal/-shm/-journal SQLite made beside it (none that was there before). */
+static void import_undo(const struct import_new *nw)
+{
+	char name[4200];
+	struct stat st;
+
+	if (nw->dfd < 0)
+		return;
+	for (size_t i = 0; i < IMPORT_NSIDE; i++) {
+		import_name(name, sizeof(name), nw->base, import_sides[i]);
+		if (fstatat(nw->dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (nw->side_was[i] && st.st_dev == nw->side_dev[i] && st.st_ino == nw->side_ino[i])
+			continue;
+		import_unlink_if(nw, name, st.st_dev, st.st_ino);
+	}
+	import_unlink_if(nw, nw->base, nw->dev, nw->ino);
+}
+
 static int cmd_import(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -251,9 +346,11 @@ static int cmd_import(struct cli *cli, int argc, char **argv)
 	struct store *src = NULL, *dst = NULL;
 	struct store_copied *out = NULL;
 	struct import_ids x = {0};
+	struct import_new nw = {.dfd = -1};
+	struct stat st;
 	size_t added = 0;
 	char err[1024];
-	int opt, r;
+	int opt, r, fd;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1)
@@ -261,7 +358,20 @@ static int cmd_import(struct cli *cli, int argc, char **argv)
 	if (optind + 1 != argc)
 		return cli_usage("import");
 
-	/* the file: a plateau database, whole, with runs in it */
+	/* the file: there, a plateau database, whole, with runs in it (a
+	 * missing file is named as the one to import, not as a database) */
+	fd = open(argv[optind], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return cli_error(errno == ENOENT ? CLI_NOTFOUND : CLI_USAGE,
+				 "import: %s: %s (the file to import: give a file plateau "
+				 "export wrote)",
+				 argv[optind], strerror(errno));
+	r = fstat(fd, &st) ? -errno : 0;
+	close(fd);
+	if (r || !S_ISREG(st.st_mode))
+		return cli_error(CLI_USAGE, "import: %s: %s", argv[optind],
+				 r ? strerror(-r)
+				   : "not a file (give a file plateau export wrote)");
 	r = store_open(argv[optind], STORE_RDONLY, &src, err, sizeof(err));
 	if (r)
 		return cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "import: %s", err);
@@ -284,6 +394,7 @@ static int cmd_import(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 
+	import_create(cli->db_path, &nw);
 	r = store_open(cli->db_path, STORE_CREATE, &dst, err, sizeof(err));
 	if (r) {
 		r = cli_error(r == -ENOENT ? CLI_NOTFOUND : CLI_USAGE, "import: %s", err);
@@ -311,6 +422,10 @@ static int cmd_import(struct cli *cli, int argc, char **argv)
 out:
 	store_close(dst);
 	store_close(src);
+	if (r)
+		import_undo(&nw);
+	if (nw.dfd >= 0)
+		close(nw.dfd);
 	free(out);
 	free(x.ids);
 	return r;
@@ -325,6 +440,7 @@ const struct cli_cmd cli_cmd_import = {
 	"error none.  A run already there (the same uuid) is left as it is, so\n"
 	"importing a file twice changes nothing; a drive already there (the same\n"
 	"identity) is reused.  The file is checked whole first, and every row as it\n"
-	"is read: a damaged file is refused naming the file, table, row and field.\n",
+	"is read: a damaged file is refused naming the file, table, row and field.\n"
+	"A refused import into a database that was not there leaves none behind.\n",
 	cmd_import,
 	CLI_FMT_NONE};

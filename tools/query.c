@@ -746,6 +746,11 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 	size_t textlen = 0;
 	int r;
 
+	/* show has no options of its own: a word with a dash is a mistyped
+	 * one (--jsn), said so with a suggestion */
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1])
+			return cli_bad_arg("show", argv[i]);
 	if (argc != 2)
 		return cli_usage("show");
 	if ((r = cli_find_run(cli, argv[1], &run_id)))

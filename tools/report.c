@@ -1612,6 +1612,23 @@ int cmd_report(struct cli *cli, int argc, char **argv)
 		return cli_error(CLI_USAGE, "out of memory");
 	if ((r = rep_load_runs(&R, argv + optind, (size_t)(argc - optind))))
 		goto out;
+	if (strcmp(out, "-")) {
+		/* never over a database being read (or its -wal, -shm):
+		 * the rename would replace it; decided by the file's identity */
+		int fd = open(out, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		bool same = fd >= 0 && cli_db_holds(cli, fd);
+
+		if (fd >= 0)
+			close(fd);
+		if (same) {
+			r = cli_error(
+				CLI_USAGE,
+				"report: -o %s is one of the databases read (or its -wal, -shm or "
+				"-journal); give another file",
+				out);
+			goto out;
+		}
+	}
 
 	R.data = json_object_new_object();
 	R.jgroups = json_object_new_array();

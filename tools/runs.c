@@ -22,6 +22,7 @@ static const struct out_col runs_data_cols[] = {
 	{"name", NULL, 0, 1},	      {"state", NULL, 0, 1},   {"steady", NULL, 0, 1},
 	{"steady_round", NULL, 0, 0}, {"model", NULL, 0, 1},   {"serial", NULL, 0, 1},
 	{"device", NULL, 0, 1},	      {"created", NULL, 0, 1}, {"ended", NULL, 0, 1},
+	{"db", NULL, 0, 1}, /* only with several databases */
 };
 
 struct runs_row {
@@ -123,8 +124,37 @@ static int runs_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* several databases: a run's copies (one uuid) together, first database first */
+static int runs_cmp_uuid(const void *a, const void *b)
+{
+	const struct runs_row *x = a, *y = b;
+	int c = strcmp(x->uuid, y->uuid);
+
+	if (c)
+		return c;
+	if (x->db != y->db)
+		return x->db < y->db ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* A run exported from one database and imported into another is one run:
+ * the copy in the first database (in --db order) stays.  Returns the new
+ * count. */
+static size_t runs_drop_copies(struct runs_row *rows, size_t n)
+{
+	size_t k = 0;
+
+	qsort(rows, n, sizeof(*rows), runs_cmp_uuid);
+	for (size_t i = 0; i < n; i++) {
+		if (k && rows[i].uuid[0] && !strcmp(rows[i].uuid, rows[k - 1].uuid))
+			continue;
+		rows[k++] = rows[i];
+	}
+	return k;
+}
+
 static void runs_print_row(struct out *o, enum cli_format fmt, const struct runs_row *r,
-			   bool show_host)
+			   bool show_host, const char *db)
 {
 	char verdict[48];
 
@@ -159,6 +189,8 @@ static void runs_print_row(struct out *o, enum cli_format fmt, const struct runs
 	out_str(o, r->device);
 	out_time(o, fmt, r->created_ns);
 	out_time(o, fmt, r->ended_ns);
+	if (fmt != CLI_TABLE && db)
+		out_str(o, db);
 	out_end_row(o);
 }
 
@@ -223,8 +255,12 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (ndb > 1)
+	if (ndb > 1) {
+		c.n = runs_drop_copies(c.rows, c.n);
 		qsort(c.rows, c.n, sizeof(*c.rows), runs_cmp);
+	} else {
+		ncols--; /* no db column: the one database is the one given */
+	}
 
 	if (cli->format == CLI_TABLE) {
 		for (size_t i = 1; i < c.n; i++)
@@ -241,7 +277,8 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < c.n; i++)
-		runs_print_row(o, cli->format, &c.rows[i], show_host);
+		runs_print_row(o, cli->format, &c.rows[i], show_host,
+			       ndb > 1 ? cli_db_path_at(cli, c.rows[i].db) : NULL);
 	r = out_finish(o) ? cli_error(CLI_USAGE, "writing the output failed") : CLI_OK;
 out:
 	free(c.rows);
@@ -257,7 +294,10 @@ const struct cli_cmd cli_cmd_runs = {
 	"                      failed stopped, or 'active' for every unfinished run\n"
 	"  --since/--until W   created at or after / before W: '2026-11-29',\n"
 	"                      '2026-11-29 13:00' (local time) or '24h', '7d' (ago)\n" FORMAT_HELP
-	"\nWith several --db (or a directory), the runs of all of them, oldest first.\n"
+	"\nWith several --db (or a directory), the runs of all of them, oldest first;\n"
+	"a run held in several (the same uuid: exported and imported) is listed once,\n"
+	"from the first database in --db order, and JSON and CSV name each row's\n"
+	"database (db).\n"
 	"STEADY is the verdict of the run's precondition phases: 'steady rN' (every\n"
 	"judged one reached steady state; N the round of the last), 'not steady', or\n"
 	"'-' (none judged yet).  The table shows HOST when the runs come from more\n"

@@ -279,4 +279,34 @@ run --db "$T/fresh.db" import "$F"
 is "$RC" 0 "the same file unbroken imports (the checks above are the faults' doing)"
 is "$(q "$T/fresh.db" 'SELECT count(*) FROM runs')" 2 "  both its runs"
 
+###########################################################################
+diag "a refused import into a database that was not there leaves none behind"
+
+# left NAME: what of NAME, NAME-wal, NAME-shm, NAME-journal is in $T
+left() {
+	(cd "$T" && ls -d "$1" "$1-wal" "$1-shm" "$1-journal" 2>/dev/null | xargs)
+}
+F=$(bad_copy badhist2 "UPDATE samples SET w_hist = X'0011223344' WHERE phase_id = 103 AND seq = 5")
+for f in "$T/text.db" "$T/foreign.db" "$T/empty.db" "$F"; do
+	run --db "$T/l3.db" import "$f"
+	is "$RC" 2 "import of ${f##*/} into a new l3.db: refused"
+	is "$(left l3.db)" "" "  no l3.db, -wal, -shm or -journal left behind"
+done
+has "$ERR" "phase 103 sample 5: corrupt write histogram" "  (the last refused while copying)"
+# a -wal that was there before is not this import's to remove
+: >"$T/l4.db-wal"
+run --db "$T/l4.db" import "$F"
+is "$RC:$(left l4.db)" "2:l4.db-wal" "a stray l4.db-wal from before stays, the new l4.db goes"
+# a database that was there stays, whatever the import
+run --db "$T/fresh.db" import "$T/foreign.db"
+is "$RC:$(left fresh.db)" "2:fresh.db fresh.db-shm fresh.db-wal" "a database that was there stays"
+is "$(q "$T/fresh.db" 'SELECT count(*) FROM runs')" 2 "  with its runs"
+
+run --db "$T/l5.db" import "$T/missing.db"
+is "$RC" 3 "import of a missing file: exit 3"
+has "$ERR" "import: $T/missing.db: No such file or directory (the file to import" \
+	"  names the file to import as the one missing"
+unlike "$ERR" "no database there yet" "  not as if the database were"
+is "$(left l5.db)" "" "  and creates no database"
+
 done_testing

@@ -87,8 +87,8 @@ diag "runs over three databases"
 run "${ABC[@]}" runs --csv
 is "$RC" 0 "runs --csv over three databases: exit 0"
 is "$(head -n 1 "$T/out")" \
-	"run,host,uuid,name,state,steady,steady_round,model,serial,device,created,ended" \
-	"runs --csv: host, uuid and the verdict among the columns"
+	"run,host,uuid,name,state,steady,steady_round,model,serial,device,created,ended,db" \
+	"runs --csv: host, uuid, the verdict and the database among the columns"
 is "$(tail -n +2 "$T/out" | wc -l)" 10 "runs --csv: the 4 + 3 + 3 runs"
 is "$(tail -n +2 "$T/out" | cut -d, -f3 | sort -u | wc -l)" 10 "each with its own uuid"
 is "$(tail -n +2 "$T/out" | cut -d, -f2 | sort | uniq -c | awk '{ print $2 "=" $1 }' | xargs)" \
@@ -182,6 +182,54 @@ run --db "$D/a.db" show gamma:1
 is "$RC" 3 "one database: HOST:N of another host is not found"
 
 ###########################################################################
+diag "a run held in two databases (exported, imported) is one run"
+
+# lab1.db: beta's run 1, then alpha's run 1 (its run 2 there); lab2.db:
+# alpha's run 1 alone (its run 1 there too).  Outside $D: the listings above
+# stay as they are.
+UA1=aaaaaaaa-0001-4000-8000-000000000000
+run --db "$D/b.db" export 1 -o "$T/b1.exp"
+run --db "$D/a.db" export 1 -o "$T/a1.exp"
+is "$RC" 0 "alpha's run 1 exported"
+run --db "$T/lab1.db" import "$T/b1.exp"
+run --db "$T/lab1.db" import "$T/a1.exp"
+has "$OUT" "alpha $UA1: imported as run 2" "  and imported into lab1.db as its run 2"
+run --db "$T/lab2.db" import "$T/a1.exp"
+has "$OUT" "alpha $UA1: imported as run 1" "  and into lab2.db as its run 1"
+
+run --db "$D/a.db" --db "$T/lab1.db" show "$UA1" --json
+is "$RC" 0 "show UUID held in a.db and lab1.db: exit 0 (was 'names 2 runs')"
+is "$(jq -r '"\(.run) \(.uuid)"' <<<"$OUT")" "1 $UA1" "  a.db's copy: the first --db"
+run --db "$T/lab1.db" --db "$D/a.db" show "$UA1" --json
+is "$(jq -r '"\(.run) \(.uuid)"' <<<"$OUT")" "2 $UA1" "  lab1.db first: lab1.db's copy (run 2)"
+run --db "$D/a.db" --db "$T/lab2.db" show alpha:1 --json
+is "$RC" 0 "show HOST:N, run 1 of alpha in both: exit 0"
+is "$(jq -r .uuid <<<"$OUT")" "$UA1" "  the one run"
+run --db "$D/a.db" --db "$T/lab2.db" show 1 --json
+is "$RC" 0 "show 1: a.db's run 1 and its copy in lab2.db are one run"
+run --db "$D/a.db" --db "$T/lab2.db" report "$UA1" -o "$T/copies.html"
+is "$RC" 0 "report UUID over a.db and lab2.db: exit 0"
+ok "$([ -s "$T/copies.html" ]; echo $?)" "  the report written"
+fails 2 "names 4 runs" "different uuids of one prefix are still ambiguous (the copy counted once)" \
+	--db "$D/a.db" --db "$T/lab1.db" show aaaaaaaa-0
+has "$ERR" "aaaaaaaa-0002" "  a.db's run 2 among them"
+
+run --db "$D/a.db" --db "$T/lab1.db" runs --json
+is "$RC" 0 "runs over a.db and lab1.db: exit 0"
+is "$(jq length <<<"$OUT")" 5 "  alpha's 4 runs and beta's 1: the copy listed once"
+is "$(jq -r --arg u "$UA1" '[.[] | select(.uuid == $u) | .db] | join(" ")' <<<"$OUT")" \
+	"$D/a.db" "  from the first database (key db)"
+is "$(jq -r '[.[] | select(.host == "beta") | .db] | join(" ")' <<<"$OUT")" "$T/lab1.db" \
+	"  beta's run: from lab1.db, the only one holding it"
+run --db "$T/lab1.db" --db "$D/a.db" runs --csv
+is "$(head -n 1 "$T/out")" \
+	"run,host,uuid,name,state,steady,steady_round,model,serial,device,created,ended,db" \
+	"runs --csv over several databases: a db column"
+is "$(grep -c "$UA1" "$T/out")" 1 "  the copy listed once"
+has "$(grep "$UA1" "$T/out")" "2,alpha,$UA1," "  as lab1.db's run 2 (lab1.db given first)"
+has "$(grep "$UA1" "$T/out")" ",$T/lab1.db" "  naming lab1.db"
+
+###########################################################################
 diag "the commands that use one database"
 
 fails 2 "uses one database" "status with two --db" --db "$D/a.db" --db "$D/b.db" status
@@ -208,5 +256,23 @@ unlike "$ERR" "did you mean" "  and nothing suggested"
 fails 2 "status: unknown option '--jsno': did you mean --json?" "status --jsno (after the command)" status --jsno
 fails 2 "stop: unknown option or missing value: '--now'" "stop --now: the option named" stop --now 1
 fails 2 "check: unknown option '--jsn': did you mean --json?" "check --jsn" check --jsn x.plan
+# the option named as given, not '-?'; show's mistakes named too; no
+# suggestion of a format the command refuses
+fails 2 "drives: unknown option or missing value: '--foo'" "drives --foo: the option named" \
+	drives --foo
+fails 2 "drives: unknown option '--jsn': did you mean --json?" "drives --jsn" drives --jsn
+fails 2 "show: unknown option '--jsn': did you mean --json?" "show 1 --jsn" \
+	--db "$D/a.db" show 1 --jsn
+fails 2 "show: unknown option '--jsn': did you mean --json?" "show --jsn 1" \
+	--db "$D/a.db" show --jsn 1
+fails 2 "show: unknown option or missing value: '--cvs'" "show --cvs: show has no --csv" \
+	--db "$D/a.db" show 1 --cvs
+unlike "$ERR" "did you mean" "  and suggests none"
+fails 2 "stop: unknown option or missing value: '--jsno'" "stop --jsno: stop takes no --json" \
+	stop --jsno 1
+unlike "$ERR" "did you mean" "  and suggests none"
+fails 2 "import: unknown option or missing value: '--jsno'" "import --jsno: no --json either" \
+	--db "$T/none.db" import --jsno x.db
+unlike "$ERR" "did you mean" "  and suggests none"
 
 done_testing

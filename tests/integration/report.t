@@ -303,6 +303,29 @@ expect_fail 2 "$T/no/such/dir/x.html" "unwritable target" --db "$DB" report 1 -o
 [ ! -e "$T/x.html" ]
 ok $? "no report written by a failed command"
 
+# -o over a database the report reads (the file itself, its -wal, a file of
+# a --db DIR): refused, the database left as it was (the rename would have
+# replaced it with the page)
+mkdir "$T/selfdir"
+for f in "$T/self.db" "$T/selfdir/s.db"; do
+	"$MKDB" "$f" && sqlite3 -bail "$f" <"$PLATEAU_SRC/tests/fixtures/basic.sql" &&
+		"$PLATEAU" --db "$f" runs >/dev/null || bail_out "making $f failed"
+done
+[ -e "$T/self.db-wal" ] || bail_out "reading self.db left no -wal"
+SELFSUM=$(cat "$T/self.db" "$T/self.db-wal" "$T/selfdir/s.db" | sha256sum)
+for o in "$T/self.db" "$T/self.db-wal" "$T/self.db-shm"; do
+	run --db "$T/self.db" report 1 -o "$o"
+	is "$RC" 2 "-o ${o#"$T"/} while reading self.db: exit 2"
+	has "$ERR" "report: -o $o is one of the databases read" "  says why"
+done
+run --db "$T/selfdir" report 1 -o "$T/selfdir/s.db"
+is "$RC" 2 "-o DIR/s.db while reading --db DIR: exit 2"
+has "$ERR" "is one of the databases read" "  says why"
+is "$(cat "$T/self.db" "$T/self.db-wal" "$T/selfdir/s.db" | sha256sum)" "$SELFSUM" \
+	"  the databases and their -wal are untouched"
+run --db "$T/self.db" runs --csv
+is "$RC:$(echo "$OUT" | wc -l)" "0:5" "  self.db still reads: 4 runs"
+
 ###########################################################################
 diag "a partial sample (the drain at a stop) is kept in the database, not drawn"
 cp "$DB" "$T/partial.db"
