@@ -57,11 +57,11 @@ static void drun_event(void *ctx, const struct runner_event *ev)
 static void drun_status(void *ctx, const struct runner_status *st)
 {
 	struct drun *r = ctx;
-
+	const struct sample *smp;
 	bool changed;
 
 	pthread_mutex_lock(&r->lock);
-	changed = r->st.phase_seq != st->phase_seq ||
+	changed = r->st.phase_seq != st->phase_seq || r->st.point != st->point ||
 		  strcmp(r->st.state, st->run_state ? st->run_state : "");
 	/* A new preconditioning phase starts a new verdict; other phases
 	 * (a sweep) keep the drive's state as the last one left it. */
@@ -71,8 +71,9 @@ static void drun_status(void *ctx, const struct runner_status *st)
 		r->st.steady_round = 0;
 		r->st.steady_lost = false;
 	}
-	/* the last sample is the phase's own: a new phase has none yet */
-	if (r->st.phase_seq != st->phase_seq) {
+	/* the last sample is the phase's own, in a sweep its point's own: a
+	 * new phase or point has none yet */
+	if (r->st.phase_seq != st->phase_seq || r->st.point != st->point) {
 		r->st.last_sample_ns = 0;
 		r->st.last_seq = 0;
 		r->st.iops = r->st.bw_mbps = r->st.lat_us = r->st.p99_us = 0;
@@ -108,21 +109,24 @@ static void drun_status(void *ctx, const struct runner_status *st)
 	r->st.slope_limit = st->slope_limit;
 	r->st.point = st->point;
 	r->st.npoints = st->npoints;
-	if (st->sample) {
-		r->st.last_sample_ns = st->sample->end_ns;
-		r->st.last_seq = st->sample->seq;
+	/* a resumed phase's last stored sample: its figures go with the rate
+	 * the runner read back with it */
+	smp = st->sample ? st->sample : st->stored_sample;
+	if (smp) {
+		r->st.last_sample_ns = smp->end_ns;
+		r->st.last_seq = smp->seq;
 	}
 	/* a partial sample (a phase's cut-short end) is mostly the queue
 	 * draining: status, STATUS= and the textfile keep the figures of the
 	 * last full interval */
-	if (st->sample && !st->sample->partial) {
-		r->st.iops = sample_metric(st->sample, SAMPLE_METRIC_IOPS);
-		r->st.bw_mbps = sample_metric(st->sample, SAMPLE_METRIC_BW);
-		r->st.lat_us = sample_metric(st->sample, SAMPLE_METRIC_LAT);
-		r->st.p99_us = sample_metric(st->sample, SAMPLE_METRIC_P99);
+	if (smp && !smp->partial) {
+		r->st.iops = sample_metric(smp, SAMPLE_METRIC_IOPS);
+		r->st.bw_mbps = sample_metric(smp, SAMPLE_METRIC_BW);
+		r->st.lat_us = sample_metric(smp, SAMPLE_METRIC_LAT);
+		r->st.p99_us = sample_metric(smp, SAMPLE_METRIC_P99);
 	}
 	pthread_mutex_unlock(&r->lock);
-	if (st->sample || changed)
+	if (smp || changed)
 		events_write_prom(r->m);
 }
 

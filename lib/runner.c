@@ -381,7 +381,9 @@ static double runner_progress(const struct runner *r, const struct runner_status
 	return -1.0;
 }
 
-static void runner_status(struct runner *r, const struct sample *smp, double progress)
+/* @stored: a resumed phase's last stored full sample (runner.h) or NULL */
+static void runner_status_stored(struct runner *r, const struct sample *smp,
+				 const struct sample *stored, double progress)
 {
 	struct runner_status st = {0};
 
@@ -397,6 +399,7 @@ static void runner_status(struct runner *r, const struct sample *smp, double pro
 	st.phase_kind = r->cur ? r->cur->kind : NULL;
 	st.phase_name = r->cur ? r->cur->name : NULL;
 	st.sample = smp;
+	st.stored_sample = stored;
 	st.rounds = (int64_t)r->rounds;
 	st.progress = progress;
 	st.steady = r->judged && r->evidence.steady && !r->evidence.lost;
@@ -410,6 +413,11 @@ static void runner_status(struct runner *r, const struct sample *smp, double pro
 	if (st.progress < 0)
 		st.progress = runner_progress(r, &st);
 	r->ops->status(r->ctx, &st);
+}
+
+static void runner_status(struct runner *r, const struct sample *smp, double progress)
+{
+	runner_status_stored(r, smp, NULL, progress);
 }
 
 static int runner_set_run_state(struct runner *r, const char *state, const char *error)
@@ -1224,6 +1232,7 @@ struct runner_load_ctx {
 	const struct plan_phase *pp;
 	int64_t last_end_ns;
 	uint64_t measured_ns;
+	struct sample last; /* the last full sample stored; last.seq 0: none */
 };
 
 static int runner_load_round(void *ctx, const struct sample *s)
@@ -1235,6 +1244,9 @@ static int runner_load_round(void *ctx, const struct sample *s)
 	if (s->partial)
 		return 0;
 	c->r->rate = sample_metric(s, SAMPLE_METRIC_IOPS);
+	c->last = *s;
+	/* read back without them, and gone once the callback returns */
+	c->last.hist[0] = c->last.hist[1] = NULL;
 	return runner_append_round(c->r, c->pp, s);
 }
 
@@ -1268,12 +1280,14 @@ static int runner_precondition(struct runner *r, struct store_phase *p, const st
 		if (ret < 0)
 			return -EINVAL;
 		parse_fmt_duration(gap, sizeof(gap), (uint64_t)(clock_wall_ns() - lc.last_end_ns));
+		/* the resumed rounds, their verdict and the last one's figures
+		 * (its rate with its latency), before the gap's event: whoever
+		 * sees it asks a status that already shows them */
+		runner_status_stored(r, NULL, lc.last.seq ? &lc.last : NULL, -1.0);
 		runner_event(r, RUNNER_EV_GAP, NULL,
 			     "precondition resumes after %zu rounds; a gap of %s without load "
 			     "precedes round %zu",
 			     r->rounds, gap, r->rounds + 1);
-		/* the resumed rounds and their verdict, before the next sample */
-		runner_status(r, NULL, -1.0);
 		if (ret == 1)
 			return 0; /* it had already ended */
 	}
@@ -1425,6 +1439,9 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 		runner_status(r, NULL, -1.0);
 		ret = runner_run_engine(r, &job, res);
 		r->cur_point = 0;
+		/* the rate is the point's own: the next point shows none of
+		 * this one's until its own first sample */
+		r->rate = NAN;
 		if (ret) {
 			r->cur->rounds = (int64_t)i;
 			break;
@@ -1444,6 +1461,13 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 		pt.smp.hist[1] = &res->hist[SAMPLE_WRITE];
 		r->cur->rounds = (int64_t)i + 1;
 		r->rounds = i + 1;
+		/* before the point's event: whoever sees it asks a status that
+		 * already shows the next point, with its load */
+		if (i + 1 < pp->npoints) {
+			r->cur_threads = pp->points[i + 1].threads;
+			r->cur_iodepth = pp->points[i + 1].iodepth;
+		}
+		runner_status(r, NULL, -1.0);
 		snprintf(msg, sizeof(msg),
 			 "load point %d (%ux%u): %.0f IOPS, %.2f MB/s, mean %.1f us, p99 %.1f us",
 			 pt.seq, pt.threads, pt.iodepth, sample_metric(&pt.smp, SAMPLE_METRIC_IOPS),
@@ -1462,7 +1486,6 @@ static int runner_sweep(struct runner *r, struct store_phase *p, const struct pl
 			r->rounds = i;
 			break;
 		}
-		runner_status(r, NULL, -1.0);
 		runner_announce(r, evid, runner_prio(RUNNER_EV_POINT), RUNNER_EV_POINT, NULL, msg);
 	}
 	free(res);

@@ -118,9 +118,13 @@ struct runner_status {
 	const char *phase_kind;
 	const char *phase_name;
 	const struct sample *sample; /* NULL for progress-only updates */
-	int64_t rounds;		     /* full samples of the phase so far, resumed ones included */
-	double progress;	     /* 0..1, -1 unknown */
-	bool steady;		     /* the latest judgement */
+	/* a resumed phase's last full sample, read back from the database
+	 * (no histograms), once, before its next sample: the figures the
+	 * status shows until then; not a new sample (NULL otherwise) */
+	const struct sample *stored_sample;
+	int64_t rounds;	 /* full samples of the phase so far, resumed ones included */
+	double progress; /* 0..1, -1 unknown */
+	bool steady;	 /* the latest judgement */
 	int64_t steady_round;
 	const struct steady_result *evidence; /* NULL when not judged */
 	unsigned int window;

@@ -290,9 +290,29 @@ static void top_run(FILE *out, json_object *o, struct top_db *db, int64_t now_ns
 	top_window(out, db, id, phase);
 }
 
+/* how frames are drawn */
+enum top_mode {
+	TOP_ONCE,   /* one frame, then exit */
+	TOP_REDRAW, /* a terminal: clear the screen for each frame */
+	TOP_STREAM, /* not a terminal, --interval: frames one after another,
+		     * each after a separator line, never screen control codes */
+};
+
+#define TOP_SEPARATOR "----------------------------------------------------------------\n"
+
+/* What starts a frame (or the retry message) in @mode; @first: no frame
+ * was printed yet. */
+static void top_frame_start(FILE *out, enum top_mode mode, bool first)
+{
+	if (mode == TOP_REDRAW)
+		fputs("\033[H\033[2J", out);
+	else if (mode == TOP_STREAM && !first)
+		fputs("\n" TOP_SEPARATOR, out);
+}
+
 /* One frame; CLI_OK, or an exit code when the daemon is not reachable. */
-static int top_frame(FILE *out, const char *socket_path, struct top_db *db, bool live, char *err,
-		     size_t errlen)
+static int top_frame(FILE *out, const char *socket_path, struct top_db *db, enum top_mode mode,
+		     bool first, char *err, size_t errlen)
 {
 	json_object *reply = NULL, *runs, *v;
 	char buf[64], ver[40], dbpath[1100];
@@ -316,15 +336,14 @@ static int top_frame(FILE *out, const char *socket_path, struct top_db *db, bool
 		return CLI_NODAEMON;
 	}
 	n = json_object_array_length(runs);
-	if (live)
-		fputs("\033[H\033[2J", out);
+	top_frame_start(out, mode, first);
 	fprintf(out, "plateaud %s, database %s: ", top_str(reply, "version", ver, sizeof(ver)),
 		top_str(reply, "database", dbpath, sizeof(dbpath)));
 	if (!n)
 		fprintf(out, "no runs in progress");
 	else
 		fprintf(out, "%zu run%s in progress", n, n == 1 ? "" : "s");
-	if (live)
+	if (mode != TOP_ONCE)
 		fprintf(out, "   %s", cli_fmt_time(buf, sizeof(buf), clock_wall_ns()));
 	fputc('\n', out);
 	/* the database the daemon writes, unless one was named (--db,
@@ -345,7 +364,7 @@ static int top_frame(FILE *out, const char *socket_path, struct top_db *db, bool
 		}
 		top_run(out, o, db, clock_wall_ns());
 	}
-	if (live)
+	if (mode == TOP_REDRAW)
 		fputs("\nCtrl-C quits\n", out);
 	fflush(out);
 	json_object_put(reply);
@@ -362,7 +381,8 @@ int cmd_top(struct cli *cli, int argc, char **argv)
 	struct top_db db = {.path = cli->db_path};
 	uint64_t interval_ns = TOP_INTERVAL_DEFAULT_NS;
 	struct sigaction sa = {.sa_handler = top_on_signal};
-	bool once = false, interval_set = false;
+	bool once = false, interval_set = false, first = true;
+	enum top_mode mode;
 	char err[1024];
 	int opt, r;
 
@@ -389,15 +409,21 @@ int cmd_top(struct cli *cli, int argc, char **argv)
 	if (optind != argc)
 		return cli_usage("top");
 
-	/* not on a terminal (a pipe, a log): one frame, no screen control,
-	 * unless redraws were asked for (--interval) */
-	if (!isatty(STDOUT_FILENO) && !interval_set)
-		once = true;
-	r = top_frame(stdout, cli->socket_path, &db, !once, err, sizeof(err));
-	if (r || once) {
+	/* not on a terminal (a pipe, a log): never screen control codes; one
+	 * frame unless more were asked for (--interval), then one after
+	 * another, each after a separator line */
+	if (once)
+		mode = TOP_ONCE;
+	else if (isatty(STDOUT_FILENO))
+		mode = TOP_REDRAW;
+	else
+		mode = interval_set ? TOP_STREAM : TOP_ONCE;
+	r = top_frame(stdout, cli->socket_path, &db, mode, true, err, sizeof(err));
+	if (r || mode == TOP_ONCE) {
 		store_close(db.s);
 		return r ? cli_error(r, "%s", err) : CLI_OK;
 	}
+	first = false;
 	/* no SA_RESTART: Ctrl-C interrupts the sleep at once */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -408,9 +434,9 @@ int cmd_top(struct cli *cli, int argc, char **argv)
 
 		if (nanosleep(&ts, NULL) < 0 && top_quit)
 			break;
-		if (top_frame(stdout, cli->socket_path, &db, true, err, sizeof(err))) {
+		if (top_frame(stdout, cli->socket_path, &db, mode, first, err, sizeof(err))) {
 			/* the daemon went away (a restart): say so and keep trying */
-			fputs("\033[H\033[2J", stdout);
+			top_frame_start(stdout, mode, first);
 			printf("%s\n\nretrying every %.1f s; Ctrl-C quits\n", err,
 			       (double)interval_ns / 1e9);
 			fflush(stdout);
@@ -428,7 +454,9 @@ const struct cli_cmd cli_cmd_top = {
 	"  the current precondition phase, judged with the phase's criterion: its\n"
 	"  data and slope excursions as a share of their limits (each at most 100%,\n"
 	"  under 100% for the fio criteria: the window passes).\n"
-	"  --interval D        redraw every D (default 2s); Ctrl-C ends\n"
+	"  --interval D        redraw every D (default 2s); Ctrl-C ends.  Not on a\n"
+	"                      terminal: a frame every D, each after a line of dashes,\n"
+	"                      without screen control codes\n"
 	"  --once              print once, without escape codes (also when stdout is not\n"
 	"                      a terminal and --interval is not given)\n"
 	"  Exit status: 0; 2 bad option; 4 plateaud unreachable.\n",

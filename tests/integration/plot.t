@@ -15,7 +15,9 @@
 # $COLUMNS; every exit code.
 #
 # top: --once against a stand-in daemon (a Perl socket server answering a
-# fixed status) whose window figures are worked out below, against the real
+# fixed status) whose window figures are worked out below; not on a terminal
+# one frame, or with --interval frames between lines of dashes, never screen
+# control codes; on a terminal (script(1)) a redraw per frame; against the real
 # plateaud with one run in progress on a regular file, and with no daemon.
 #
 # Run 1 phase 3, the last window (rounds 8-12: 100000 101000 99000 100000
@@ -393,18 +395,64 @@ EOF
 	printf '%s\n' '{"ok":true,"runs":{}}' >"$T/reply"
 	expect_fail 4 "no list of runs" --db "$DB" --socket "$T/fake.sock" top --once
 
-	# live: clears the screen each interval and ends at Ctrl-C with 0
+	# not on a terminal without --interval: one frame, then exit
 	printf '%s\n' '{"ok":true,"version":"0.1.0","database":"'"$DB"'","runs":[]}' >"$T/reply"
-	timeout --preserve-status -s INT 1 "$PLATEAU" --db "$DB" --socket "$T/fake.sock" top \
-		--interval 200ms >"$T/out" 2>"$T/err"
-	is "$?" 0 "top: Ctrl-C ends it with 0"
-	ok $(($(grep -c $'\e\[H\e\[2J' "$T/out") < 2)) "top: redraws every interval"
+	run --db "$DB" --socket "$T/fake.sock" top
+	is "$RC" 0 "top, stdout not a terminal: exit 0 after one frame"
+	is "$OUT" "plateaud 0.1.0, database $DB: no runs in progress" \
+		"  the frame of --once, without screen control codes"
+
+	# until_count N PATTERN FILE: poll (up to 30 s) until FILE has N lines
+	# matching PATTERN
+	until_count() {
+		for _ in $(seq 300); do
+			[ "$(LC_ALL=C grep -c -- "$2" "$3" 2>/dev/null)" -ge "$1" ] 2>/dev/null && return 0
+			sleep 0.1
+		done
+		return 1
+	}
+	frame='^plateaud 0\.1\.0, database .*: no runs in progress   [0-9]\{4\}-'
+
+	# --interval, not on a terminal: frames one after another, each after a
+	# line of dashes, never a screen control code; Ctrl-C ends it with 0
+	"$PLATEAU" --db "$DB" --socket "$T/fake.sock" top --interval 200ms >"$T/live" 2>"$T/err" &
+	TPID=$!
+	until_count 3 "$frame" "$T/live"
+	ok $? "top --interval, not on a terminal: a frame every interval"
+	kill -INT "$TPID"
+	wait "$TPID"
+	is "$?" 0 "  Ctrl-C ends it with 0"
+	LC_ALL=C grep -q $'\x1b' "$T/live"
+	isnt "$?" 0 "  no screen control codes" || diag "$(cat -A "$T/live" | head -5)"
+	frames=$(grep -c "$frame" "$T/live")
+	is "$(grep -c '^-\{20,\}$' "$T/live")" "$((frames - 1))" \
+		"  a line of dashes between each two of its $frames frames"
+	like "$(head -n 1 "$T/live")" '^plateaud 0\.1\.0, database .*: no runs in progress   [0-9]{4}-' \
+		"  the first line is the first frame's"
+	is "$(cat "$T/err")" "" "  nothing on stderr"
+
+	# --interval on a terminal (script(1) gives it one): clears the screen
+	# for each frame and ends at Ctrl-C with 0
+	if command -v script >/dev/null; then
+		script -qefc "exec $PLATEAU --db $DB --socket $T/fake.sock top --interval 200ms" \
+			"$T/tty" </dev/null >/dev/null 2>&1 &
+		SPID=$!
+		until_count 3 $'\e\[H\e\[2J' "$T/tty"
+		ok $? "top --interval on a terminal: clears the screen for each frame"
+		TPID=$(ps -o pid= --ppid "$SPID" | head -n 1)
+		[ -n "$TPID" ] && kill -INT $TPID
+		wait "$SPID"
+		is "$?" 0 "  Ctrl-C ends it with 0"
+		has "$(cat "$T/tty")" "Ctrl-C quits" "  and says how to quit"
+	else
+		skip 3 "script(1) is not installed"
+	fi
 
 	kill "$FPID" 2>/dev/null
 	wait "$FPID" 2>/dev/null
 	FPID=
 else
-	skip 17 "no perl for the stand-in daemon"
+	skip 26 "no perl for the stand-in daemon"
 fi
 
 # the real daemon with a run in progress on a 128 MiB file, 200 ms rounds

@@ -9,6 +9,10 @@
 #    the rounds judged of max_rounds and the window's excursions;
 #  - after kill -9 and a restart, ROUNDS counts the rounds already stored
 #    from the moment the phase resumes;
+#    and the last stored round's rate comes with its p99 (both, or neither);
+#  - in a sweep, just after a point ends the status shows the next point's
+#    load and none of the ended point's figures (RATE and P99_US "-") until
+#    the new point's own first sample;
 #  - `plateau stop` of a finished run says it ended, how and when (exit 1);
 #  - `plateau top` not on a terminal prints one frame without escape codes.
 . "${PLATEAU_SRC:?}/tests/integration/daemon-lib.sh"
@@ -120,7 +124,34 @@ daemon_kill9
 daemon_start || bail_out "plateaud did not restart: $(cat "$LOG")"
 wait_for 30 "phase 2 of run 1 to resume" has_events 1 phase-started 2 $((before + 1))
 pctl status 1 --json >"$W/s3.json" 2>&1
-ok $? "status --json right after the resumed phase-started event"
+rc3=$?
+wait_for 30 "the resumed precondition's gap event" has_events 1 gap 2 1
+pctl status 1 --json >"$W/s4.json" 2>&1
+# the rate read back from the stored rounds comes with the latency of the
+# sample it is from (that round, or a later one of the resumed phase)
+is "$(python3 - "$W/s4.json" "$DB" <<'EOF'
+import json, sqlite3, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[2], uri=True, timeout=10)
+seq = r.get("last_round")
+if seq is None:
+    print("no last sample, rate %r" % r.get("rate"))
+    sys.exit()
+start, end, ios, p99 = db.execute("""SELECT s.start_ns, s.end_ns, s.a_ios, s.a_lat_p99_ns
+    FROM samples s JOIN phases p ON p.id = s.phase_id
+    WHERE p.run_id = ? AND p.seq = 2 AND s.seq = ?""", (r["run"], seq)).fetchone()
+iops = ios / ((end - start) / 1e9)
+bad = [k for k, v in (("rate", iops), ("iops", iops), ("lat_p99_us", p99 / 1e3))
+       if r.get(k) != v]
+print(" ".join("%s=%r" % (k, r.get(k)) for k in bad) if bad else "from round %d" % seq)
+EOF
+)" "from round $(json_get "$W/s4.json" 'r.get("last_round")')" \
+	"  after the gap event: rate, IOPS and p99 are of the last stored round" ||
+	diag "$(cat "$W/s4.json")"
+like "$(pctl status 1 2>&1 | grep -E '^ +1 ')" ' 2x8 .* [0-9]+ IOPS +[0-9]+\.[0-9] ' \
+	"  the table: the rate and its P99_US" || diag "$(pctl status 1 2>&1)"
+
+ok $rc3 "status --json right after the resumed phase-started event"
 is "$(json_get "$W/s3.json" 'r["rounds"] >= '"$stored"' and r["rounds_judged"] >= '"$stored")" True \
 	"  ROUNDS counts the $stored rounds stored before the kill (got $(json_get "$W/s3.json" 'r["rounds"]'))"
 is "$(json_get "$W/s3.json" 'r["threads"], r["iodepth"]')" "(2, 8)" "  and the phase's load"
@@ -143,6 +174,72 @@ rc=$?
 is "$rc" 1 "stop of a run that ended: exit 1"
 like "$out" '^run 1 had already ended: stopped at [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} \(stopped by request\); nothing was stopped$' \
 	"  says it ended, how, when and why"
+
+# --- a sweep: each point's line shows its own figures, none of the last point's ---
+dev2=$(mkfile b.img 32M)
+cat >"$W/b.plan" <<EOF
+[run]
+device = $dev2
+serial = $(serial_of "$dev2")
+name = status-sweep
+interval = 500ms
+
+[sweep]
+profile = 4k-randread
+points = 1x1 1x2 2x1 2x2
+ramp = 2s
+time = 4s
+EOF
+is "$(pctl start "$W/b.plan" 2>&1)" "run 2 started" "run 2 started (a sweep of 4 points, 2 s ramp and 4 s each)"
+loads=(- 1x1 1x2 2x1 2x2)
+# what status says just after each point's event; judged after the sweep
+# (python3 can take seconds to start on a busy machine)
+for k in 1 2 3; do
+	p=$((k + 1))
+	wait_for 60 "point $k of run 2 to be measured" has_events 2 point-measured 1 $k
+	pctl status 2 --json >"$W/p$p.json" 2>&1
+	pctl status 2 >"$W/p$p.txt" 2>&1
+done
+wait_for 60 "run 2 to end" eval '[ "$(run_state 2)" = done ]'
+for k in 1 2 3; do
+	p=$((k + 1))
+	# the point's first sample comes after its 2 s ramp: if one came
+	# already, it must be this point's
+	is "$(python3 - "$W/p$p.json" "$DB" "$p" <<'EOF'
+import json, sqlite3, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+p = int(sys.argv[3])
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[2], uri=True, timeout=10)
+bad = []
+if r.get("point") != p:
+    bad.append("point=%r" % r.get("point"))
+seq = r.get("last_round")
+if seq is None:
+    for k in ("rate", "iops", "lat_p99_us", "last_sample_ns"):
+        if r.get(k) is not None:
+            bad.append("%s=%r" % (k, r.get(k)))
+else:
+    pt = db.execute("""SELECT s.point FROM samples s JOIN phases ph ON ph.id = s.phase_id
+        WHERE ph.run_id = ? AND ph.seq = 1 AND s.seq = ?""", (r["run"], seq)).fetchone()
+    if not pt or pt[0] != p:
+        bad.append("last_round %d is of point %r" % (seq, pt and pt[0]))
+    if r.get("rate") != r.get("iops"):
+        bad.append("rate=%r iops=%r" % (r.get("rate"), r.get("iops")))
+print(" ".join(bad) if bad else "own")
+EOF
+)" own "after point $k's event: status --json is point $p's, with no figure of point $k" ||
+		diag "$(cat "$W/p$p.json")"
+	is "$(json_get "$W/p$p.json" '"%dx%d" % (r["threads"], r["iodepth"])')" "${loads[$p]}" \
+		"  and point $p's load (${loads[$p]})"
+	if [ "$(json_get "$W/p$p.json" 'r.get("last_round")')" = null ]; then
+		like "$(grep -E '^ +2 ' "$W/p$p.txt")" " ${loads[$p]} +[0-9.]+% +- +- " \
+			"  the table: load ${loads[$p]}, RATE and P99_US - until the point's first sample" ||
+			diag "$(cat "$W/p$p.txt")"
+	else
+		skip 1 "point $p's first sample came before the table was asked"
+	fi
+done
+
 daemon_term
 out=$(pctl stop 1 2>&1)
 rc=$?
