@@ -417,8 +417,15 @@ while IFS=$'\t' read -r n where lang section; do
 	done <"$BLK/$n"
 done <"$BLK/index"
 # plateaud(8) PROMETHEUS METRICS: every metric of the example is in the
-# textfile while a run preconditions (names, not labels or values)
+# textfile while a run preconditions (names, not labels or values); an
+# ended run keeps no per-sample series, so the long run must still be going
+# (a section above may have ended it) and the textfile must show a sample
+if [ -n "$long_run" ] && ! pctl status "$long_run" 2>/dev/null | grep -q precondition; then
+	long_run=
+fi
 section_output status >/dev/null 2>&1
+prom_has_sample() { grep -q '^plateau_iops{' "$W/plateau.prom" 2>/dev/null; }
+wait_for 30 "the textfile to show run $long_run's samples" prom_has_sample
 nmetrics=0
 while IFS=$'\t' read -r n where lang section; do
 	# (the example may stand in a subsection: a block of textfile lines)
