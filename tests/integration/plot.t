@@ -223,7 +223,7 @@ is "$(tail -n 1 <<<"$OUT" | awk -F, '{ print $1, $NF }')" "13 true" \
 # --- plot: every stored figure is a metric ---
 
 # write.p99.9 of the fixture's write-only phase is its all-I/O p99.9, and
-# read.* of it is 0 (no reads), drawn flat at 0..1
+# read.* of it is refused: no reads, no data (never a flat line at 0)
 run --db "$DB" plot 1 --metric p99.9 --width 72 --height 8
 all=$(sed -n '3,$p' <<<"$OUT")
 run --db "$DB" plot 1 --metric write.p99.9 --width 72 --height 8
@@ -231,8 +231,9 @@ is "$RC" 0 "plot --metric write.p99.9: exit 0"
 has "$OUT" "write.p99.9 (us), 12 samples" "plot --metric write.p99.9: named in the title"
 is "$(sed -n '3,$p' <<<"$OUT")" "$all" "plot --metric write.p99.9: the chart of p99.9 (every I/O a write)"
 run --db "$DB" plot 1 --metric read.iops --width 72 --height 8
-is "$RC" 0 "plot --metric read.iops: exit 0"
-like "$OUT" $'\n''  1 ┤ [^'$'\n'']*'$'\n''(.*'$'\n''){6}  0 ┤ +⢀⣀+' "plot --metric read.iops: no reads, a flat line at 0 on a 0..1 axis"
+is "$RC" 2 "plot --metric read.iops of a write-only phase: exit 2"
+has "$ERR" "has no read I/O in any of its" "plot --metric read.iops: the phase has no reads, said so"
+is "$OUT" "" "plot --metric read.iops: no chart"
 
 # --- plot: sweeps, the points against their load ---
 
