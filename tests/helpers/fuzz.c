@@ -951,6 +951,19 @@ static void valid_request(struct buf *b)
 static const char *const how_name[] = {"half-closed",	  "open",    "in pieces",
 				       "closed abruptly", "flooded", "read late"};
 
+/* the length of one status reply now, 0 when none came */
+static size_t status_reply_bytes(void)
+{
+	static const char req[] = "{\"cmd\":\"status\"}\n";
+	struct outcome o = {0};
+	size_t n = 0;
+
+	if (!exchange(req, sizeof(req) - 1, HOW_HALF, 1, &o))
+		n = o.in.len;
+	free(o.in.p);
+	return n;
+}
+
 /* Build case @k's bytes and the way to send them. */
 static void make_request(struct buf *b, enum how *how, const char **kind)
 {
@@ -1054,10 +1067,17 @@ static void make_request(struct buf *b, enum how *how, const char **kind)
 		}
 		/* more replies than the socket buffers hold (~500 KiB), to a
 		 * peer that never reads them or reads them late; below the 1 MiB
-		 * of unread replies plateaud keeps for a peer (daemon/control.h) */
+		 * of unread replies plateaud keeps for a peer (daemon/control.h).
+		 * A status reply grows with the runs in progress (~1 KiB each),
+		 * so the count comes from one measured now: 768 KiB of replies,
+		 * a quarter more allowed for runs changing meanwhile */
 		if (chance(4)) {
+			size_t one = status_reply_bytes(), lines = 1000;
+
+			if (one)
+				lines = 768 * 1024 / (one + one / 4);
 			*how = chance(50) ? HOW_FLOOD : HOW_SLOW;
-			for (size_t i = 0; i < 1000; i++)
+			for (size_t i = 0; i < lines && i < 1000; i++)
 				buf_str(b, "{\"cmd\":\"status\"}\n");
 		}
 		break;
