@@ -709,6 +709,13 @@ static void cli_uuid_hex(const char *arg, char *hex, size_t len)
 	hex[n] = '\0';
 }
 
+int cli_parse_phase(const char *arg, uint64_t *seq)
+{
+	if (parse_uint_range(arg, 1, 1000000, seq))
+		return cli_error(CLI_USAGE, "--phase: expected a phase number, not '%s'", arg);
+	return CLI_OK;
+}
+
 int cli_find_run(struct cli *cli, const char *arg, int64_t *run_id)
 {
 	struct cli_cands cs = {.n = 0};

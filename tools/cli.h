@@ -130,6 +130,8 @@ extern const char *const cli_global_opts[4];
 /* The closest of @n candidates to @word by edit distance, when close
  * enough to be a typing mistake; NULL otherwise */
 const char *cli_suggest(const char *word, const char *const *cands, size_t n);
+/* Parse --phase's "N" (a phase number); prints and returns the exit code. */
+int cli_parse_phase(const char *arg, uint64_t *seq);
 /* Load a run; 3 when absent */
 int cli_load_run(struct cli *cli, int64_t run_id, struct store_run *run);
 /* A run, its phases and the one picked (see cli_open_phase), for the

@@ -311,10 +311,8 @@ int cmd_steady(struct cli *cli, int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt == 'p') {
-			if (parse_uint_range(optarg, 1, 1000000, &phase_seq))
-				return cli_error(CLI_USAGE,
-						 "--phase: expected a phase number, not '%s'",
-						 optarg);
+			if ((r = cli_parse_phase(optarg, &phase_seq)))
+				return r;
 		} else if (opt >= JUDGE_OPT_BASE) {
 			if ((r = judge_opt(&jo, opt, optarg)))
 				return r;

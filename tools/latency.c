@@ -407,9 +407,7 @@ static int cmd_latency(struct cli *cli, int argc, char **argv)
 		r = CLI_OK;
 		switch (opt) {
 		case 'p':
-			if (parse_uint_range(optarg, 1, 1000000, &phase_seq))
-				r = cli_error(CLI_USAGE,
-					      "--phase: expected a phase number, not '%s'", optarg);
+			r = cli_parse_phase(optarg, &phase_seq);
 			break;
 		case 'P':
 			if (parse_uint_range(optarg, 1, 1000000, &u))

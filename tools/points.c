@@ -254,10 +254,8 @@ static int cmd_points(struct cli *cli, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
-			if (parse_uint_range(optarg, 1, 1000000, &phase_seq))
-				return cli_error(CLI_USAGE,
-						 "--phase: expected a phase number, not '%s'",
-						 optarg);
+			if ((r = cli_parse_phase(optarg, &phase_seq)))
+				return r;
 			break;
 		default:
 			return cli_bad_option("points", argv);
