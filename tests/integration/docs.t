@@ -424,15 +424,21 @@ if [ -n "$long_run" ] && ! pctl status "$long_run" 2>/dev/null | grep -q precond
 	long_run=
 fi
 section_output status >/dev/null 2>&1
-prom_has_sample() { grep -q '^plateau_iops{' "$W/plateau.prom" 2>/dev/null; }
+# one copy of the textfile is checked: plateaud replaces it at every sample,
+# point and status tick, and a later one may hold fewer series
+prom_has_sample() {
+	cp "$W/plateau.prom" "$W/prom.snap" 2>/dev/null &&
+		grep -q '^plateau_iops{' "$W/prom.snap" &&
+		grep -q '^plateau_latency_seconds{' "$W/prom.snap"
+}
 wait_for 30 "the textfile to show run $long_run's samples" prom_has_sample
 nmetrics=0
 while IFS=$'\t' read -r n where lang section; do
 	# (the example may stand in a subsection: a block of textfile lines)
 	[[ $where == */plateaud.8:* ]] && grep -q '^plateau_[a-z_]*[{ ]' "$BLK/$n" || continue
 	for m in $(grep -oE '^plateau_[a-z_]+' "$BLK/$n" | sort -u); do
-		grep -qE "^$m[{ ]" "$W/plateau.prom"
-		ok $? "$where: the textfile has $m" || diag "$(grep -oE '^plateau_[a-z_]+' "$W/plateau.prom" | sort -u | tr '\n' ' ')"
+		grep -qE "^$m[{ ]" "$W/prom.snap"
+		ok $? "$where: the textfile has $m" || diag "$(grep -oE '^plateau_[a-z_]+' "$W/prom.snap" | sort -u | tr '\n' ' ')"
 		nmetrics=$((nmetrics + 1))
 	done
 done <"$BLK/index"
